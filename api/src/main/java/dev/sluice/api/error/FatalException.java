@@ -1,7 +1,7 @@
 package dev.sluice.api.error;
 
 /** An operator must act; the component that raised it stops. */
-public final class FatalException extends SluiceException {
+public non-sealed class FatalException extends SluiceException {
 
   public FatalException(ErrorCode code, String message) {
     this(code, message, null);

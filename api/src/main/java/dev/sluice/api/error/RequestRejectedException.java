@@ -1,7 +1,7 @@
 package dev.sluice.api.error;
 
 /** The caller must change the request; retrying it unchanged fails the same way. */
-public final class RequestRejectedException extends SluiceException {
+public non-sealed class RequestRejectedException extends SluiceException {
 
   public RequestRejectedException(ErrorCode code, String message) {
     this(code, message, null);

@@ -1,7 +1,7 @@
 package dev.sluice.api.error;
 
 /** Nobody needs to act: the caller retries with backoff. */
-public final class TransientException extends SluiceException {
+public non-sealed class TransientException extends SluiceException {
 
   public TransientException(ErrorCode code, String message) {
     this(code, message, null);

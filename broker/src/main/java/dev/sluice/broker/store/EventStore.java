@@ -1,0 +1,91 @@
+package dev.sluice.broker.store;
+
+import dev.sluice.api.TableSpan;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * The durable store of captured row changes, keyed {@code (table_id, commit_ts, row_seq)}, plus the
+ * source position and resolved ts that make it restartable.
+ *
+ * <p><b>Visibility.</b> Rows of a transaction may be written in several batches (fragments of a large
+ * transaction) before its commit; they become visible to readers when a batch sets the resolved ts
+ * to at least their commit ts. Readers only ever scan {@code <= resolvedTs()}.
+ *
+ * <p><b>Intervals.</b> {@code scan(span, from, to, cursor)} returns rows with
+ * {@code from < commitTs <= to}, in {@code (commit_ts, row_seq)} order; the caller guarantees
+ * {@code to <= resolvedTs()}.
+ *
+ * <p><b>Threads.</b> One writer (capture) calls {@link #newBatch()}, {@link #write} and {@link #gc};
+ * readers (data plane, admin) call the read methods concurrently. Resolved listeners run on the
+ * writer's thread after the write and must only hand the value off (never block).
+ *
+ * <pre>{@code
+ * StoreBatch b = store.newBatch();
+ * b.putRow(tableId, commitTs, 0, keyHash, rowChangeBytes);
+ * b.putTimeMark(commitTs, commitTimeMicros);
+ * b.setPosition(new SourcePosition(commitTs, endLsn));
+ * b.setResolvedTs(commitTs);
+ * store.write(b, true);   // durable: now the flush LSN may be confirmed upstream
+ * try (RowScan scan = store.scan(TableSpan.wholeTable(tableId), checkpoint, store.resolvedTs(), null)) {
+ *   while (scan.next()) { handle(scan.commitTs(), scan.rowChange()); }
+ * }
+ * }</pre>
+ */
+public interface EventStore extends AutoCloseable {
+
+  /** A new, empty batch for {@link #write}. */
+  StoreBatch newBatch();
+
+  /**
+   * Writes the batch atomically. With {@code sync} the call returns after the batch is durable
+   * (fsync of the write-ahead log); without it, a crash may lose it (whole, never torn). Notifies
+   * resolved listeners when the batch advanced the resolved ts.
+   *
+   * @throws dev.sluice.api.error.TransientException with {@code STORE_UNAVAILABLE} on I/O failure
+   */
+  void write(StoreBatch batch, boolean sync);
+
+  /** Every transaction with commit ts {@code <=} this is whole in the store. */
+  long resolvedTs();
+
+  /** Rows below this were garbage-collected: scans must start at or above it. */
+  long gcTs();
+
+  /** Where capture resumes after a restart; empty for a new store. */
+  Optional<SourcePosition> position();
+
+  /** Commit ts of the newest stored row of the table, 0 when none. From memory: no I/O. */
+  long lastCommitTs(long tableId);
+
+  /**
+   * Rows of {@code span} with {@code fromExclusive < commitTs <= toInclusive}, in commit order. With a
+   * cursor whose {@code commitTs} lies in that range, rows of that transaction with
+   * {@code row_seq < cursor.nextRowSeq()} are skipped. The caller closes the scan.
+   *
+   * @throws dev.sluice.api.error.RequestRejectedException with {@code START_TS_BELOW_GC} when
+   *     {@code fromExclusive + 1 < gcTs()}: rows the caller needs are gone
+   */
+  RowScan scan(TableSpan span, long fromExclusive, long toInclusive, ScanCursor cursor);
+
+  /**
+   * Upstream commit times of transactions with {@code fromExclusive < commitTs <= toInclusive}, in
+   * commit order; sync points are placed from these.
+   */
+  List<TimeMark> timeMarks(long fromExclusive, long toInclusive);
+
+  /** Registers a listener called with the new resolved ts after each write that advanced it. */
+  void addResolvedListener(ResolvedListener listener);
+
+  /** Deletes rows and time marks with commit ts {@code < ts} of every table. Never moves backwards. */
+  void gc(long ts);
+
+  @Override
+  void close();
+
+  /** Called with each new resolved ts; runs on the writer's thread and must not block. */
+  @FunctionalInterface
+  interface ResolvedListener {
+    void onResolved(long resolvedTs);
+  }
+}

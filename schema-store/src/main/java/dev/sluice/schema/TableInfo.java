@@ -1,0 +1,79 @@
+package dev.sluice.schema;
+
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * A table as it was from one DDL's commit ts until the next. Row images of that period are
+ * positional over {@link #columns()}.
+ *
+ * <pre>{@code
+ * TableInfo orders = new TableInfo(16384, "public", "orders",
+ *     List.of(ColumnInfo.of("id", "bigint", ValueKind.VALUE_KIND_INT64, false)), List.of("id"), 1000);
+ * String name = orders.qualifiedName();   // "public.orders"
+ * }</pre>
+ *
+ * @param tableId    the upstream table id (PostgreSQL relation oid), positive; stable across renames
+ * @param schemaName schema (PostgreSQL) or database (MySQL) name
+ * @param tableName  table name
+ * @param columns    columns in source order
+ * @param primaryKey names of the key columns in key order (primary key or replica identity); may be empty
+ * @param version    commit ts of the DDL that produced this version
+ */
+public record TableInfo(long tableId, String schemaName, String tableName, List<ColumnInfo> columns,
+    List<String> primaryKey, long version) {
+
+  public TableInfo {
+    Objects.requireNonNull(schemaName, "schemaName");
+    Objects.requireNonNull(tableName, "tableName");
+    columns = List.copyOf(columns);
+    primaryKey = List.copyOf(primaryKey);
+    if (tableId <= 0) {
+      throw new IllegalArgumentException("table id must be positive, got " + tableId);
+    }
+    if (version < 0) {
+      throw new IllegalArgumentException("version must be >= 0, got " + version);
+    }
+    for (String key : primaryKey) {
+      if (columns.stream().noneMatch(c -> c.name().equals(key))) {
+        throw new IllegalArgumentException(
+            "primary-key column " + key + " is not a column of " + schemaName + "." + tableName);
+      }
+    }
+  }
+
+  /** {@code schema.table}. */
+  public String qualifiedName() {
+    return schemaName + "." + tableName;
+  }
+
+  /** Position of the named column, or -1. */
+  public int columnIndex(String name) {
+    for (int i = 0; i < columns.size(); i++) {
+      if (columns.get(i).name().equals(name)) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  /** The same table at another version. */
+  public TableInfo withVersion(long newVersion) {
+    return new TableInfo(tableId, schemaName, tableName, columns, primaryKey, newVersion);
+  }
+
+  public dev.sluice.api.v1.TableInfo toProto() {
+    var b = dev.sluice.api.v1.TableInfo.newBuilder()
+        .setTableId(tableId).setSchemaName(schemaName).setTableName(tableName)
+        .addAllPrimaryKey(primaryKey).setVersion(version);
+    for (ColumnInfo c : columns) {
+      b.addColumns(c.toProto());
+    }
+    return b.build();
+  }
+
+  public static TableInfo fromProto(dev.sluice.api.v1.TableInfo p) {
+    return new TableInfo(p.getTableId(), p.getSchemaName(), p.getTableName(),
+        p.getColumnsList().stream().map(ColumnInfo::fromProto).toList(), p.getPrimaryKeyList(), p.getVersion());
+  }
+}
