@@ -1,0 +1,434 @@
+package dev.sluice.broker.control;
+
+import dev.sluice.api.DispatcherId;
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.RequestRejectedException;
+import dev.sluice.api.error.SluiceException;
+import dev.sluice.api.v1.AckStatus;
+import dev.sluice.api.v1.BrokerMessage;
+import dev.sluice.api.v1.ControlAck;
+import dev.sluice.api.v1.DispatcherAction;
+import dev.sluice.api.v1.DispatcherHeartbeat;
+import dev.sluice.api.v1.DispatcherRequest;
+import dev.sluice.api.v1.DispatcherStatus;
+import dev.sluice.api.v1.DispatcherStatusState;
+import dev.sluice.api.v1.Handshake;
+import dev.sluice.api.v1.HeartbeatBatch;
+import dev.sluice.api.v1.HeartbeatResponse;
+import dev.sluice.api.v1.Ready;
+import dev.sluice.api.v1.ResumeCursor;
+import dev.sluice.broker.store.EventStore;
+import dev.sluice.broker.store.ScanCursor;
+import dev.sluice.schema.SchemaStore;
+import dev.sluice.schema.TableInfo;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.VerticleBase;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.OptionalLong;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.LongConsumer;
+import java.util.function.LongSupplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The control plane: owns the dispatcher registry and answers REGISTER / RESET / REMOVE at once, with
+ * one {@link ControlAck} each, Ready on register and a Handshake carrying the table info on every
+ * accepted reset. It never waits for a scan, a store notification or a full data queue.
+ *
+ * <p><b>Handling order.</b> decode is done by the stream; here: classify the request against the
+ * id's state, decide with {@link ControlRules}, execute the effect (all fallible checks run before
+ * any state changes, so a rejected REGISTER leaves no trace), reply once.
+ *
+ * <p><b>Concurrency.</b> Deployed on a dedicated single-thread worker pool, so control work never
+ * queues behind data-plane work on an event loop. All fields are confined to that thread; inputs
+ * arrive through {@link ControlPlane} methods that hop onto it. The only blocking call is the
+ * schema-store lookup for the handshake (a cache hit in the common case).
+ */
+public final class ControlPlaneVerticle extends VerticleBase implements ControlPlane {
+
+  private static final Logger log = LoggerFactory.getLogger(ControlPlaneVerticle.class);
+
+  private final EventServiceConfig config;
+  private final SchemaStore schemaStore;
+  private final EventStore eventStore;
+  private final DataPlane dataPlane;
+  private final LongConsumer gcAction;
+  private final LongSupplier nanoClock;
+  private final MeterRegistry meters;
+
+  private final DispatcherRegistry registry = new DispatcherRegistry();
+  private final Tombstones tombstones;
+  private final GcCoordinator gc;
+  private volatile EventServiceLimits limits;
+
+  private final AtomicInteger registeredCount = new AtomicInteger();
+  private final AtomicInteger streamingCount = new AtomicInteger();
+  private final AtomicInteger tombstoneCount = new AtomicInteger();
+  private long gcTimer = -1;
+
+  /**
+   * @param gcAction runs the GC of both stores up to the given ts; called from this thread, must hand
+   *                 the work off (it is I/O)
+   */
+  public ControlPlaneVerticle(EventServiceConfig config, SchemaStore schemaStore, EventStore eventStore,
+      DataPlane dataPlane, LongConsumer gcAction, LongSupplier nanoClock, MeterRegistry meters) {
+    this.config = config;
+    this.schemaStore = schemaStore;
+    this.eventStore = eventStore;
+    this.dataPlane = dataPlane;
+    this.gcAction = gcAction;
+    this.nanoClock = nanoClock;
+    this.meters = meters;
+    this.limits = config.limits();
+    this.tombstones = new Tombstones(config.tombstoneTtl().toNanos());
+    this.gc = new GcCoordinator(config.gcRetention().toNanos(), config.detachedHoldTtl().toNanos(),
+        Math.max(eventStore.gcTs(), schemaStore.gcTs()));
+    Gauge.builder("sluice.dispatchers", registeredCount, AtomicInteger::get).tag("state", "registered")
+        .description("dispatchers registered and not streaming").register(meters);
+    Gauge.builder("sluice.dispatchers", streamingCount, AtomicInteger::get).tag("state", "streaming")
+        .description("dispatchers streaming an epoch").register(meters);
+    Gauge.builder("sluice.control.tombstones", tombstoneCount, AtomicInteger::get).register(meters);
+  }
+
+  @Override
+  public Future<?> start() {
+    gcTimer = vertx.setPeriodic(config.gcInterval().toMillis(), t -> runGc());
+    return Future.succeededFuture();
+  }
+
+  @Override
+  public Future<?> stop() {
+    vertx.cancelTimer(gcTimer);
+    return Future.succeededFuture();
+  }
+
+  // ---------------------------------------------------------------- inputs (any thread)
+
+  @Override
+  public void onRequest(CollectorLink link, DispatcherRequest request, long receivedAtNanos) {
+    context.runOnContext(v -> handle(link, request, receivedAtNanos));
+  }
+
+  @Override
+  public void onHeartbeats(CollectorLink link, HeartbeatBatch batch) {
+    context.runOnContext(v -> handleHeartbeats(link, batch));
+  }
+
+  @Override
+  public void onLinkClosed(CollectorLink link) {
+    context.runOnContext(v -> handleLinkClosed(link));
+  }
+
+  @Override
+  public Future<List<DispatcherView>> dispatchers() {
+    Promise<List<DispatcherView>> p = Promise.promise();
+    context.runOnContext(v -> {
+      List<DispatcherView> out = new ArrayList<>(registry.size());
+      for (DispatcherEntry e : registry.all()) {
+        out.add(new DispatcherView(e.id().toString(), e.registration.changefeedId(), e.registration.span().toString(),
+            e.link.collectorId(), e.epoch, e.streaming, e.checkpointTs));
+      }
+      p.complete(out);
+    });
+    return p.future();
+  }
+
+  @Override
+  public void updateLimits(EventServiceLimits newLimits) {
+    this.limits = newLimits;
+  }
+
+  // ---------------------------------------------------------------- requests
+
+  private void handle(CollectorLink link, DispatcherRequest r, long receivedAtNanos) {
+    DispatcherAction action = r.getAction();
+    if (action != DispatcherAction.DISPATCHER_ACTION_REGISTER && action != DispatcherAction.DISPATCHER_ACTION_RESET
+        && action != DispatcherAction.DISPATCHER_ACTION_REMOVE) {
+      reply(link, r, AckStatus.ACK_STATUS_REJECTED, r.getEpoch(), ErrorCode.INVALID_REQUEST,
+          "action " + action + " is not REGISTER, RESET or REMOVE", receivedAtNanos);
+      return;
+    }
+    if (!r.hasDispatcherId()) {
+      reply(link, r, AckStatus.ACK_STATUS_REJECTED, r.getEpoch(), ErrorCode.INVALID_REQUEST,
+          "dispatcher_id is missing", receivedAtNanos);
+      return;
+    }
+    DispatcherId id = DispatcherId.fromProto(r.getDispatcherId());
+    long now = nanoClock.getAsLong();
+    DispatcherEntry entry = registry.get(id);
+    OptionalLong tomb = entry == null ? tombstones.epochOf(id, now) : OptionalLong.empty();
+    EntryState state = entry != null ? EntryState.KNOWN : tomb.isPresent() ? EntryState.TOMBSTONED : EntryState.UNKNOWN;
+    // a RESET must come from the stream the dispatcher is registered on; elsewhere it re-registers first
+    if (state == EntryState.KNOWN && action == DispatcherAction.DISPATCHER_ACTION_RESET && entry.link.id() != link.id()) {
+      state = EntryState.UNKNOWN;
+    }
+    long currentEpoch = entry != null ? entry.epoch : tomb.orElse(0);
+
+    RequestKind kind;
+    DispatcherRegistration asked = null;
+    try {
+      if (action == DispatcherAction.DISPATCHER_ACTION_REGISTER && r.getEpoch() == 0 && state != EntryState.TOMBSTONED) {
+        asked = RequestValidator.registration(r, link.features());
+      }
+      kind = classify(r, entry, asked, currentEpoch);
+    } catch (RequestRejectedException e) {
+      reply(link, r, AckStatus.ACK_STATUS_REJECTED, r.getEpoch(), e.code(), e.getMessage(), receivedAtNanos);
+      return;
+    }
+    ControlDecision decision = ControlRules.decide(state, kind);
+    if (decision.effect().isEmpty()) {
+      long ackEpoch = decision.status() == AckStatus.ACK_STATUS_STALE ? currentEpoch : r.getEpoch();
+      reply(link, r, decision.status(), ackEpoch, decision.code().orElse(null),
+          reasonFor(decision, kind, currentEpoch), receivedAtNanos);
+      return;
+    }
+    try {
+      switch (decision.effect().get()) {
+        case REGISTER -> register(link, r, asked, receivedAtNanos);
+        case RESEND_READY -> resendReady(link, r, entry, receivedAtNanos);
+        case RESET_EPOCH -> reset(link, r, entry, receivedAtNanos);
+        case REMOVE -> remove(link, r, entry, now, receivedAtNanos);
+      }
+    } catch (SluiceException e) {
+      reply(link, r, AckStatus.ACK_STATUS_REJECTED, r.getEpoch(), e.code(), e.getMessage(), receivedAtNanos);
+    } catch (RuntimeException e) {
+      log.atWarn().setCause(e).addKeyValue("dispatcherId", id).addKeyValue("action", action)
+          .log("control request failed unexpectedly");
+      reply(link, r, AckStatus.ACK_STATUS_REJECTED, r.getEpoch(), ErrorCode.INTERNAL,
+          "internal error: " + e, receivedAtNanos);
+    }
+  }
+
+  private static RequestKind classify(DispatcherRequest r, DispatcherEntry entry, DispatcherRegistration asked,
+      long currentEpoch) {
+    long epoch = r.getEpoch();
+    return switch (r.getAction()) {
+      case DISPATCHER_ACTION_REGISTER -> epoch > 0 ? RequestKind.REGISTER_POSITIVE_EPOCH
+          : entry == null || asked == null || entry.registration.sameAs(asked) ? RequestKind.REGISTER_SAME
+          : RequestKind.REGISTER_DIFFERENT;
+      case DISPATCHER_ACTION_RESET -> epoch > currentEpoch ? RequestKind.RESET_NEWER : RequestKind.RESET_NOT_NEWER;
+      case DISPATCHER_ACTION_REMOVE -> epoch >= currentEpoch ? RequestKind.REMOVE_CURRENT_OR_NEWER
+          : RequestKind.REMOVE_OLDER;
+      default -> throw new IllegalStateException("unclassifiable action " + r.getAction());
+    };
+  }
+
+  private static String reasonFor(ControlDecision d, RequestKind kind, long currentEpoch) {
+    if (d.code().isPresent()) {
+      return switch (d.code().get()) {
+        case BAD_EPOCH -> "REGISTER must carry epoch 0; streams start only by RESET with epoch > 0";
+        case ID_IN_USE -> "the dispatcher id is registered with another span, start ts or options;"
+            + " remove it first or use a new id";
+        default -> d.code().get().name();
+      };
+    }
+    return switch (d.status()) {
+      case ACK_STATUS_STALE -> "epoch is not above the current epoch " + currentEpoch
+          + (kind == RequestKind.REGISTER_SAME || kind == RequestKind.REGISTER_DIFFERENT
+              ? " of a recently removed dispatcher; use a new dispatcher id" : "");
+      case ACK_STATUS_NOT_FOUND -> "dispatcher is not registered on this stream; REGISTER it first";
+      default -> "";
+    };
+  }
+
+  /** All-or-nothing: every check runs before the first change, so a rejection leaves no state. */
+  private void register(CollectorLink link, DispatcherRequest r, DispatcherRegistration reg, long receivedAtNanos) {
+    if (registry.size() >= limits.maxDispatchers()) {
+      throw RequestValidator.reject(ErrorCode.QUOTA_EXCEEDED, "this broker already serves "
+          + registry.size() + " dispatchers (limit maxDispatchers=" + limits.maxDispatchers()
+          + "); register on another member or raise the limit");
+    }
+    checkAboveGc(reg.startTs(), reg);
+    // the table must exist (and not be dropped) at the start ts, as far as the schema store knows yet
+    schemaStore.tableInfoAt(reg.span().tableId(), Math.min(reg.startTs(), schemaStore.resolvedTs()));
+
+    DispatcherEntry entry = new DispatcherEntry(reg, link);
+    registry.put(entry);
+    gc.releaseDetached(reg.id());
+    registeredCount.incrementAndGet();
+    dataPlane.submit(new DataPlaneCommand.Add(reg, link));
+    reply(link, r, AckStatus.ACK_STATUS_ACCEPTED, 0, null, "", receivedAtNanos);
+    sendReady(link, reg.id());
+    log.atDebug().addKeyValue("dispatcherId", reg.id()).addKeyValue("changefeedId", reg.changefeedId())
+        .addKeyValue("span", reg.span()).addKeyValue("startTs", reg.startTs()).log("dispatcher registered");
+  }
+
+  private void resendReady(CollectorLink link, DispatcherRequest r, DispatcherEntry entry, long receivedAtNanos) {
+    if (entry.link.id() != link.id()) {
+      CollectorLink old = entry.link;
+      registry.rebind(entry, link);
+      old.forget(entry.id());
+      dataPlane.submit(new DataPlaneCommand.Rebind(entry.id(), link));
+      log.atInfo().addKeyValue("dispatcherId", entry.id()).addKeyValue("collectorId", link.collectorId())
+          .addKeyValue("epoch", entry.epoch).log("dispatcher moved to a new stream");
+    }
+    reply(link, r, AckStatus.ACK_STATUS_ACCEPTED, 0, null, "", receivedAtNanos);
+    sendReady(link, entry.id());
+  }
+
+  private void reset(CollectorLink link, DispatcherRequest r, DispatcherEntry entry, long receivedAtNanos) {
+    DispatcherRegistration reg = entry.registration;
+    long epoch = r.getEpoch();
+    long startTs = r.getStartTs();
+    // the old epoch is cancelled whatever happens next
+    entry.epoch = epoch;
+    setStreaming(entry, false);
+    TableInfo info;
+    ScanCursor cursor;
+    try {
+      RequestValidator.resetMatches(r, reg);
+      cursor = RequestValidator.cursor(r, link.features());
+      checkAboveGc(startTs, reg);
+      long schemaResolved = schemaStore.resolvedTs();
+      if (startTs > schemaResolved) {
+        throw SluiceException.of(ErrorCode.START_TS_AHEAD, "start ts " + startTs
+            + " is above the schema store's resolved ts " + schemaResolved + "; retry shortly or reset from a lower ts");
+      }
+      info = schemaStore.tableInfoAt(reg.span().tableId(), startTs);
+    } catch (SluiceException e) {
+      suspend(link, entry, epoch, e);
+      throw e;
+    } catch (RuntimeException e) {
+      SluiceException wrapped = SluiceException.of(ErrorCode.SCHEMA_UNAVAILABLE,
+          "could not read the table info of " + reg.span() + " at ts " + startTs + ": " + e.getMessage(), e);
+      suspend(link, entry, epoch, wrapped);
+      throw wrapped;
+    }
+    setStreaming(entry, true);
+    entry.checkpointTs = startTs;
+    reply(link, r, AckStatus.ACK_STATUS_ACCEPTED, epoch, null, "", receivedAtNanos);
+    Handshake.Builder hs = Handshake.newBuilder().setDispatcherId(r.getDispatcherId()).setEpoch(epoch).setSeq(1)
+        .setStartTs(startTs).setTableInfo(info.toProto());
+    if (cursor != null) {
+      hs.setResumeCursor(ResumeCursor.newBuilder().setCommitTs(cursor.commitTs()).setNextRowSeq(cursor.nextRowSeq()));
+    }
+    link.sendHandshake(entry.id(), epoch, BrokerMessage.newBuilder().setHandshake(hs).build());
+    dataPlane.submit(new DataPlaneCommand.Reset(entry.id(), epoch, startTs, cursor, info.version()));
+    meters.timer("sluice.control.handshake.latency").record(nanoClock.getAsLong() - receivedAtNanos, TimeUnit.NANOSECONDS);
+    log.atDebug().addKeyValue("dispatcherId", entry.id()).addKeyValue("changefeedId", reg.changefeedId())
+        .addKeyValue("epoch", epoch).addKeyValue("startTs", startTs).log("dispatcher reset");
+  }
+
+  /** Keeps the by-state gauges in step with the entry's state. */
+  private void setStreaming(DispatcherEntry entry, boolean streaming) {
+    if (entry.streaming != streaming) {
+      entry.streaming = streaming;
+      (streaming ? streamingCount : registeredCount).incrementAndGet();
+      (streaming ? registeredCount : streamingCount).decrementAndGet();
+    }
+  }
+
+  private void uncount(DispatcherEntry entry) {
+    (entry.streaming ? streamingCount : registeredCount).decrementAndGet();
+  }
+
+  private void suspend(CollectorLink link, DispatcherEntry entry, long epoch, SluiceException why) {
+    link.fence(entry.id(), epoch);
+    dataPlane.submit(new DataPlaneCommand.Suspend(entry.id(), epoch));
+    log.atInfo().addKeyValue("dispatcherId", entry.id()).addKeyValue("changefeedId", entry.registration.changefeedId())
+        .addKeyValue("epoch", epoch).addKeyValue("code", why.code()).log("reset rejected: " + why.getMessage());
+  }
+
+  private void remove(CollectorLink link, DispatcherRequest r, DispatcherEntry entry, long now, long receivedAtNanos) {
+    registry.remove(entry.id());
+    uncount(entry);
+    gc.releaseDetached(entry.id());
+    tombstones.add(entry.id(), r.getEpoch(), now);
+    tombstoneCount.set(tombstones.size());
+    entry.link.forget(entry.id());
+    dataPlane.submit(new DataPlaneCommand.Remove(entry.id()));
+    reply(link, r, AckStatus.ACK_STATUS_ACCEPTED, r.getEpoch(), null, "", receivedAtNanos);
+    log.atDebug().addKeyValue("dispatcherId", entry.id()).addKeyValue("epoch", r.getEpoch()).log("dispatcher removed");
+  }
+
+  private void checkAboveGc(long startTs, DispatcherRegistration reg) {
+    long gcTs = Math.max(gc.gcTs(), eventStore.gcTs());
+    if (startTs + 1 < gcTs) {
+      throw RequestValidator.reject(ErrorCode.START_TS_BELOW_GC, "start ts " + startTs + " is below the GC point "
+          + gcTs + " of table span " + reg.span() + "; register again from " + (gcTs - 1) + " or later");
+    }
+  }
+
+  private void sendReady(CollectorLink link, DispatcherId id) {
+    link.sendControl(BrokerMessage.newBuilder().setReady(Ready.newBuilder().setDispatcherId(id.toProto())
+        .setResolvedTs(Math.min(eventStore.resolvedTs(), schemaStore.resolvedTs()))).build());
+  }
+
+  private void reply(CollectorLink link, DispatcherRequest r, AckStatus status, long epoch, ErrorCode code,
+      String reason, long receivedAtNanos) {
+    ControlAck.Builder ack = ControlAck.newBuilder().setDispatcherId(r.getDispatcherId()).setAction(r.getAction())
+        .setEpoch(epoch).setStatus(status).setReason(reason);
+    if (code != null) {
+      ack.setCode(code.toWire());
+    }
+    link.sendControl(BrokerMessage.newBuilder().setControlAck(ack).build());
+    String action = r.getAction() == DispatcherAction.UNRECOGNIZED ? "UNRECOGNIZED" : r.getAction().name();
+    String statusName = status.name().substring("ACK_STATUS_".length());
+    Timer.builder("sluice.control.request.latency").tag("action", action).tag("status", statusName)
+        .publishPercentileHistogram().minimumExpectedValue(Duration.ofMillis(1)).maximumExpectedValue(Duration.ofSeconds(10))
+        .register(meters).record(nanoClock.getAsLong() - receivedAtNanos, TimeUnit.NANOSECONDS);
+    if (status == AckStatus.ACK_STATUS_REJECTED) {
+      Counter.builder("sluice.control.rejections").tag("code", code == null ? "NONE" : code.name()).register(meters)
+          .increment();
+      log.atInfo().addKeyValue("dispatcherId", DispatcherId.fromProto(r.getDispatcherId()))
+          .addKeyValue("changefeedId", r.getChangefeedId()).addKeyValue("epoch", r.getEpoch())
+          .addKeyValue("action", action).addKeyValue("code", code).log("request rejected: " + reason);
+    }
+  }
+
+  // ---------------------------------------------------------------- heartbeats, streams, GC
+
+  private void handleHeartbeats(CollectorLink link, HeartbeatBatch batch) {
+    HeartbeatResponse.Builder resp = HeartbeatResponse.newBuilder();
+    for (DispatcherHeartbeat hb : batch.getHeartbeatsList()) {
+      DispatcherEntry e = hb.hasDispatcherId() ? registry.get(DispatcherId.fromProto(hb.getDispatcherId())) : null;
+      if (e == null) {
+        resp.addStatuses(DispatcherStatus.newBuilder().setDispatcherId(hb.getDispatcherId()).setEpoch(hb.getEpoch())
+            .setState(DispatcherStatusState.DISPATCHER_STATUS_STATE_REMOVED));
+      } else if (hb.getEpoch() == e.epoch && e.streaming) {
+        e.checkpointTs = Math.max(e.checkpointTs, hb.getCheckpointTs());
+      }
+      // another epoch's heartbeat is ignored (PROTOCOL.md): it raced a reset
+    }
+    link.sendControl(BrokerMessage.newBuilder().setHeartbeatResponse(resp).build());
+  }
+
+  private void handleLinkClosed(CollectorLink link) {
+    long now = nanoClock.getAsLong();
+    List<DispatcherEntry> gone = registry.onLink(link.id());
+    for (DispatcherEntry e : gone) {
+      registry.remove(e.id());
+      uncount(e);
+      gc.holdDetached(e.id(), e.checkpointTs, now);
+      dataPlane.submit(new DataPlaneCommand.Remove(e.id()));
+    }
+    if (!gone.isEmpty()) {
+      log.atInfo().addKeyValue("collectorId", link.collectorId()).addKeyValue("dispatchers", gone.size())
+          .log("stream closed; its dispatchers were dropped and hold back GC for " + config.detachedHoldTtl());
+    }
+  }
+
+  private void runGc() {
+    long now = nanoClock.getAsLong();
+    tombstoneCount.set(tombstones.sweep(now));
+    long minLive = Long.MAX_VALUE;
+    for (DispatcherEntry e : registry.all()) {
+      minLive = Math.min(minLive, e.checkpointTs);
+    }
+    long target = gc.next(minLive, Math.min(eventStore.resolvedTs(), schemaStore.resolvedTs()), now);
+    if (target >= 0) {
+      log.atInfo().addKeyValue("gcTs", target).addKeyValue("dispatchers", registry.size())
+          .addKeyValue("detachedHolds", gc.detachedHolds()).log("advancing GC point");
+      gcAction.accept(target);
+    }
+  }
+}

@@ -1,0 +1,104 @@
+package dev.sluice.broker.control;
+
+import java.time.Duration;
+
+/**
+ * Static configuration of the event service (set at start). Runtime-tunable limits live in
+ * {@link EventServiceLimits}.
+ *
+ * @param limits                 initial runtime limits
+ * @param dataPlaneInstances     data-plane verticles; dispatchers are hash-partitioned over them
+ *                               (default {@value #DEFAULT_DATA_PLANE_INSTANCES})
+ * @param maxMessageBytes        largest message accepted from a collector and the target size of
+ *                               event batches sent (default {@value #DEFAULT_MAX_MESSAGE_BYTES})
+ * @param resolvedFlushInterval  how often coalesced Resolved watermarks are flushed (default 50 ms)
+ * @param idleResolvedInterval   how often an idle dispatcher gets a new watermark (default 250 ms)
+ * @param tickInterval           data-plane scheduling tick (default 10 ms)
+ * @param tombstoneTtl           how long a removed dispatcher's epoch is remembered (default 10 min)
+ * @param detachedHoldTtl        how long a disconnected dispatcher's checkpoint still holds back GC
+ *                               (default 10 min)
+ * @param gcInterval             how often the GC point is recomputed (default 10 s)
+ * @param gcRetention            data younger than this is kept even with no consumer (default 1 h)
+ * @param controlQueueMessages   per stream, control messages queued before the stream is closed as a
+ *                               slow consumer (default {@value #DEFAULT_CONTROL_QUEUE_MESSAGES})
+ */
+public record EventServiceConfig(EventServiceLimits limits, int dataPlaneInstances, int maxMessageBytes,
+    Duration resolvedFlushInterval, Duration idleResolvedInterval, Duration tickInterval, Duration tombstoneTtl,
+    Duration detachedHoldTtl, Duration gcInterval, Duration gcRetention, int controlQueueMessages) {
+
+  public static final int DEFAULT_DATA_PLANE_INSTANCES = 2;
+  public static final int DEFAULT_MAX_MESSAGE_BYTES = 4 << 20;
+  public static final Duration DEFAULT_RESOLVED_FLUSH_INTERVAL = Duration.ofMillis(50);
+  public static final Duration DEFAULT_IDLE_RESOLVED_INTERVAL = Duration.ofMillis(250);
+  public static final Duration DEFAULT_TICK_INTERVAL = Duration.ofMillis(10);
+  public static final Duration DEFAULT_TOMBSTONE_TTL = Duration.ofMinutes(10);
+  public static final Duration DEFAULT_DETACHED_HOLD_TTL = Duration.ofMinutes(10);
+  public static final Duration DEFAULT_GC_INTERVAL = Duration.ofSeconds(10);
+  public static final Duration DEFAULT_GC_RETENTION = Duration.ofHours(1);
+  public static final int DEFAULT_CONTROL_QUEUE_MESSAGES = 100_000;
+
+  public EventServiceConfig {
+    if (limits == null) {
+      throw new IllegalArgumentException("limits must be set");
+    }
+    if (dataPlaneInstances < 1 || dataPlaneInstances > 64) {
+      throw new IllegalArgumentException("dataPlaneInstances must be in [1, 64], got " + dataPlaneInstances);
+    }
+    if (maxMessageBytes < 64 * 1024) {
+      throw new IllegalArgumentException("maxMessageBytes must be >= 65536, got " + maxMessageBytes);
+    }
+    positive("resolvedFlushInterval", resolvedFlushInterval);
+    positive("idleResolvedInterval", idleResolvedInterval);
+    positive("tickInterval", tickInterval);
+    positive("tombstoneTtl", tombstoneTtl);
+    positive("detachedHoldTtl", detachedHoldTtl);
+    positive("gcInterval", gcInterval);
+    positive("gcRetention", gcRetention);
+    if (resolvedFlushInterval.toMillis() > 50) {
+      throw new IllegalArgumentException(
+          "resolvedFlushInterval must be <= 50 ms (PROTOCOL.md), got " + resolvedFlushInterval);
+    }
+    if (controlQueueMessages < 16) {
+      throw new IllegalArgumentException("controlQueueMessages must be >= 16, got " + controlQueueMessages);
+    }
+  }
+
+  public static EventServiceConfig defaults() {
+    return new EventServiceConfig(EventServiceLimits.defaults(), DEFAULT_DATA_PLANE_INSTANCES,
+        DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_RESOLVED_FLUSH_INTERVAL, DEFAULT_IDLE_RESOLVED_INTERVAL,
+        DEFAULT_TICK_INTERVAL, DEFAULT_TOMBSTONE_TTL, DEFAULT_DETACHED_HOLD_TTL, DEFAULT_GC_INTERVAL,
+        DEFAULT_GC_RETENTION, DEFAULT_CONTROL_QUEUE_MESSAGES);
+  }
+
+  public EventServiceConfig withLimits(EventServiceLimits l) {
+    return new EventServiceConfig(l, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
+        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention,
+        controlQueueMessages);
+  }
+
+  public EventServiceConfig withDataPlaneInstances(int n) {
+    return new EventServiceConfig(limits, n, maxMessageBytes, resolvedFlushInterval, idleResolvedInterval,
+        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages);
+  }
+
+  public EventServiceConfig withMaxMessageBytes(int n) {
+    return new EventServiceConfig(limits, dataPlaneInstances, n, resolvedFlushInterval, idleResolvedInterval,
+        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages);
+  }
+
+  public EventServiceConfig withGc(Duration interval, Duration retention) {
+    return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
+        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, interval, retention, controlQueueMessages);
+  }
+
+  public EventServiceConfig withControlQueueMessages(int n) {
+    return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
+        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, n);
+  }
+
+  private static void positive(String key, Duration d) {
+    if (d == null || d.isZero() || d.isNegative()) {
+      throw new IllegalArgumentException(key + " must be a positive duration, got " + d);
+    }
+  }
+}

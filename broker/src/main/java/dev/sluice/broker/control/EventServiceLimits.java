@@ -1,0 +1,102 @@
+package dev.sluice.broker.control;
+
+import io.vertx.core.json.JsonObject;
+import java.util.Set;
+
+/**
+ * The event service's limits that can change at runtime (validated before applied; see
+ * {@code EventService#updateLimits}).
+ *
+ * <pre>{@code
+ * EventServiceLimits tighter = limits.withScanRateBytesPerSecond(50L << 20);
+ * }</pre>
+ *
+ * @param scanRateBytesPerSecond global cap on bytes read by scans per second, across all dispatchers
+ *                               (default {@value #DEFAULT_SCAN_RATE_BYTES_PER_SECOND})
+ * @param scanConcurrency        scans running at once (default {@value #DEFAULT_SCAN_CONCURRENCY})
+ * @param connectionQueueBytes   per collector stream, bytes of events queued and not yet written
+ *                               (default {@value #DEFAULT_CONNECTION_QUEUE_BYTES})
+ * @param maxDispatchers         dispatchers one broker node accepts (default {@value #DEFAULT_MAX_DISPATCHERS})
+ * @param scanBatchBytes         most bytes one scan task reads before yielding (default
+ *                               {@value #DEFAULT_SCAN_BATCH_BYTES})
+ */
+public record EventServiceLimits(long scanRateBytesPerSecond, int scanConcurrency, long connectionQueueBytes,
+    int maxDispatchers, int scanBatchBytes) {
+
+  public static final long DEFAULT_SCAN_RATE_BYTES_PER_SECOND = 1L << 30;
+  public static final int DEFAULT_SCAN_CONCURRENCY = 8;
+  public static final long DEFAULT_CONNECTION_QUEUE_BYTES = 64L << 20;
+  public static final int DEFAULT_MAX_DISPATCHERS = 200_000;
+  public static final int DEFAULT_SCAN_BATCH_BYTES = 1 << 20;
+
+  private static final Set<String> KEYS = Set.of("scanRateBytesPerSecond", "scanConcurrency",
+      "connectionQueueBytes", "maxDispatchers", "scanBatchBytes");
+
+  public EventServiceLimits {
+    require(scanRateBytesPerSecond >= 1024, "scanRateBytesPerSecond", scanRateBytesPerSecond, ">= 1024");
+    require(scanConcurrency >= 1 && scanConcurrency <= 1024, "scanConcurrency", scanConcurrency, "in [1, 1024]");
+    require(connectionQueueBytes >= 64 * 1024, "connectionQueueBytes", connectionQueueBytes, ">= 65536");
+    require(maxDispatchers >= 1, "maxDispatchers", maxDispatchers, ">= 1");
+    require(scanBatchBytes >= 4096 && scanBatchBytes <= 64 << 20, "scanBatchBytes", scanBatchBytes,
+        "in [4096, 67108864]");
+  }
+
+  public static EventServiceLimits defaults() {
+    return new EventServiceLimits(DEFAULT_SCAN_RATE_BYTES_PER_SECOND, DEFAULT_SCAN_CONCURRENCY,
+        DEFAULT_CONNECTION_QUEUE_BYTES, DEFAULT_MAX_DISPATCHERS, DEFAULT_SCAN_BATCH_BYTES);
+  }
+
+  public EventServiceLimits withScanRateBytesPerSecond(long v) {
+    return new EventServiceLimits(v, scanConcurrency, connectionQueueBytes, maxDispatchers, scanBatchBytes);
+  }
+
+  public EventServiceLimits withScanConcurrency(int v) {
+    return new EventServiceLimits(scanRateBytesPerSecond, v, connectionQueueBytes, maxDispatchers, scanBatchBytes);
+  }
+
+  public EventServiceLimits withConnectionQueueBytes(long v) {
+    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, v, maxDispatchers, scanBatchBytes);
+  }
+
+  public EventServiceLimits withMaxDispatchers(int v) {
+    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, connectionQueueBytes, v, scanBatchBytes);
+  }
+
+  public EventServiceLimits withScanBatchBytes(int v) {
+    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, connectionQueueBytes, maxDispatchers, v);
+  }
+
+  /**
+   * These limits with the keys of {@code patch} applied; an unknown key or a value of the wrong type
+   * is an error that names it.
+   */
+  public EventServiceLimits patchedWith(JsonObject patch) {
+    for (String key : patch.fieldNames()) {
+      if (!KEYS.contains(key)) {
+        throw new IllegalArgumentException("unknown limit '" + key + "'; known: " + KEYS);
+      }
+    }
+    try {
+      return new EventServiceLimits(
+          patch.getLong("scanRateBytesPerSecond", scanRateBytesPerSecond),
+          patch.getInteger("scanConcurrency", scanConcurrency),
+          patch.getLong("connectionQueueBytes", connectionQueueBytes),
+          patch.getInteger("maxDispatchers", maxDispatchers),
+          patch.getInteger("scanBatchBytes", scanBatchBytes));
+    } catch (ClassCastException e) {
+      throw new IllegalArgumentException("limits must be numbers: " + patch.encode(), e);
+    }
+  }
+
+  public JsonObject toJson() {
+    return new JsonObject().put("scanRateBytesPerSecond", scanRateBytesPerSecond)
+        .put("scanConcurrency", scanConcurrency).put("connectionQueueBytes", connectionQueueBytes)
+        .put("maxDispatchers", maxDispatchers).put("scanBatchBytes", scanBatchBytes);
+  }
+
+  private static void require(boolean ok, String key, long value, String rule) {
+    if (!ok) {
+      throw new IllegalArgumentException(key + " must be " + rule + ", got " + value);
+    }
+  }
+}

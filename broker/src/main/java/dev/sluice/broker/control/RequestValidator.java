@@ -1,0 +1,115 @@
+package dev.sluice.broker.control;
+
+import dev.sluice.api.DispatcherId;
+import dev.sluice.api.ProtocolInfo;
+import dev.sluice.api.TableSpan;
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.RequestRejectedException;
+import dev.sluice.api.v1.DispatcherRequest;
+import dev.sluice.api.v1.RowOp;
+import java.util.EnumSet;
+import java.util.Set;
+
+/**
+ * Turns the fields of a {@link DispatcherRequest} into checked values, rejecting anything malformed
+ * or unknown with a code and a sentence a person can act on. Pure: no state, no I/O.
+ */
+final class RequestValidator {
+
+  /** Option keys a v1 broker understands; any other key is refused, never ignored. */
+  static final Set<String> KNOWN_OPTIONS = Set.of();
+
+  static final int MAX_CHANGEFEED_ID_LENGTH = 128;
+  static final int MAX_SYNC_POINT_INTERVAL_S = 86_400;
+
+  private RequestValidator() {}
+
+  /** The checked registration a REGISTER asks for. */
+  static DispatcherRegistration registration(DispatcherRequest r, Set<String> features) {
+    DispatcherId id = DispatcherId.fromProto(r.getDispatcherId());
+    String changefeed = r.getChangefeedId();
+    if (changefeed.length() > MAX_CHANGEFEED_ID_LENGTH) {
+      throw reject(ErrorCode.INVALID_REQUEST, "changefeed_id is " + changefeed.length()
+          + " characters; at most " + MAX_CHANGEFEED_ID_LENGTH + " are allowed");
+    }
+    TableSpan span = span(r);
+    for (String key : r.getOptionsMap().keySet()) {
+      if (!KNOWN_OPTIONS.contains(key)) {
+        throw reject(ErrorCode.UNKNOWN_FIELD, "unknown option '" + key + "'; this broker knows "
+            + (KNOWN_OPTIONS.isEmpty() ? "no options" : KNOWN_OPTIONS.toString()));
+      }
+    }
+    Set<RowOp> ignored = EnumSet.noneOf(RowOp.class);
+    if (r.hasFilter()) {
+      for (RowOp op : r.getFilter().getIgnoreOpsList()) {
+        if (op == RowOp.ROW_OP_UNSPECIFIED || op == RowOp.UNRECOGNIZED) {
+          throw reject(ErrorCode.INVALID_REQUEST, "filter.ignore_ops holds an unknown operation " + op);
+        }
+        ignored.add(op);
+      }
+      if (!ignored.isEmpty()) {
+        requireFeature(features, ProtocolInfo.FEATURE_EVENT_FILTER, "filter.ignore_ops");
+      }
+    }
+    int interval = r.hasSyncPoint() ? r.getSyncPoint().getIntervalS() : 0;
+    long firstTs = r.hasSyncPoint() ? r.getSyncPoint().getFirstTs() : 0;
+    if (interval < 0 || interval > MAX_SYNC_POINT_INTERVAL_S) {
+      throw reject(ErrorCode.INVALID_REQUEST, "sync_point.interval_s must be in [0, "
+          + MAX_SYNC_POINT_INTERVAL_S + "], got " + Integer.toUnsignedString(interval));
+    }
+    if (interval > 0) {
+      requireFeature(features, ProtocolInfo.FEATURE_SYNC_POINT, "sync_point");
+    }
+    if (r.hasResumeCursor()) {
+      throw reject(ErrorCode.INVALID_REQUEST, "resume_cursor is only valid on RESET");
+    }
+    return new DispatcherRegistration(id, changefeed, span, r.getStartTs(), ignored, interval, firstTs,
+        features.contains(ProtocolInfo.FEATURE_FRAGMENTED_TXN));
+  }
+
+  /** Checks the span a request carries (REGISTER must carry one; RESET/REMOVE may omit it). */
+  static TableSpan span(DispatcherRequest r) {
+    if (!r.hasSpan()) {
+      throw reject(ErrorCode.INVALID_SPAN, "span is missing; a REGISTER must name its table span");
+    }
+    try {
+      return TableSpan.fromProto(r.getSpan());
+    } catch (IllegalArgumentException e) {
+      throw reject(ErrorCode.INVALID_SPAN, "invalid span: " + e.getMessage());
+    }
+  }
+
+  /** Checks that a RESET's optional span matches the registered one. */
+  static void resetMatches(DispatcherRequest r, DispatcherRegistration reg) {
+    if (r.hasSpan() && !span(r).equals(reg.span())) {
+      throw reject(ErrorCode.INVALID_REQUEST, "RESET span " + span(r) + " differs from the registered span "
+          + reg.span() + "; register a new dispatcher id for another span");
+    }
+  }
+
+  /** The resume cursor of a RESET, or null; checked against the start ts. */
+  static dev.sluice.broker.store.ScanCursor cursor(DispatcherRequest r, Set<String> features) {
+    if (!r.hasResumeCursor()) {
+      return null;
+    }
+    requireFeature(features, ProtocolInfo.FEATURE_RESUME_CURSOR, "resume_cursor");
+    long commitTs = r.getResumeCursor().getCommitTs();
+    long next = r.getResumeCursor().getNextRowSeq();
+    if (commitTs <= r.getStartTs() || next < 0) {
+      throw reject(ErrorCode.INVALID_REQUEST, "resume_cursor (" + commitTs + ", " + next
+          + ") must point after start_ts " + r.getStartTs());
+    }
+    return new dev.sluice.broker.store.ScanCursor(commitTs, next);
+  }
+
+  private static void requireFeature(Set<String> features, String feature, String field) {
+    if (!features.contains(feature)) {
+      throw reject(ErrorCode.UNSUPPORTED_FEATURE, field + " needs the feature '" + feature
+          + "', which this stream did not negotiate in Hello");
+    }
+  }
+
+  static RequestRejectedException reject(ErrorCode code, String reason) {
+    return new RequestRejectedException(code, reason);
+  }
+}

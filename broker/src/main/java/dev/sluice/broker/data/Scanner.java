@@ -1,0 +1,262 @@
+package dev.sluice.broker.data;
+
+import dev.sluice.api.v1.RowOp;
+import dev.sluice.api.v1.SyncPoint;
+import dev.sluice.broker.store.EventStore;
+import dev.sluice.broker.store.RowScan;
+import dev.sluice.broker.store.ScanCursor;
+import dev.sluice.broker.store.TimeMark;
+import dev.sluice.schema.DdlEvent;
+import dev.sluice.schema.SchemaStore;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Runs one {@link ScanTask}: reads the span's rows from the event store and its DDL from the schema
+ * store, and merges them with sync points into the order PROTOCOL.md fixes for one span:
+ *
+ * <ul>
+ *   <li>by commit ts; a DDL at T after all DML below T and before the DML at or above T;</li>
+ *   <li>a sync point at S after every event at or below S and before every event above S, where S is
+ *       one below the commit ts of the first transaction whose commit time crossed an interval
+ *       boundary (so every dispatcher of a changefeed gets the same S);</li>
+ *   <li>one DmlBatch per transaction, or fragments of it (fragment_index, last_fragment) when it is
+ *       larger than the fragment size and the stream allows fragments.</li>
+ * </ul>
+ *
+ * A scan stops at a transaction boundary once its byte budget is used (its progress is then that
+ * transaction's commit ts), or inside a transaction after a fragment (progress stays, a cursor records
+ * the next row). Runs on a worker thread; stateless apart from its stores.
+ */
+final class Scanner {
+
+  private static final int CANCEL_CHECK_ROWS = 1024;
+  /** Per stored row, what a scan is charged beyond the row bytes (key and framing). */
+  private static final int ROW_OVERHEAD_BYTES = 28;
+
+  private final EventStore store;
+  private final SchemaStore schema;
+
+  Scanner(EventStore store, SchemaStore schema) {
+    this.store = store;
+    this.schema = schema;
+  }
+
+  /** The scan's result, or null when the task was cancelled while running. */
+  ScanResult run(ScanTask t) {
+    long from = t.fromExclusive();
+    long to = t.toInclusive();
+    ScanCursor cursor = t.cursor();
+    // events at or below the cursor's transaction were sent before the fragment that set the cursor
+    long sentThrough = cursor == null ? from : cursor.commitTs();
+    List<DdlEvent> ddls = new ArrayList<>();
+    for (DdlEvent d : schema.ddlEvents(t.span().tableId(), from, to)) {
+      if (d.commitTs() > sentThrough) {
+        ddls.add(d);
+      }
+    }
+    List<TimeMark> marks = store.timeMarks(from, to);
+    Merge m = new Merge(t, ddls, marks, sentThrough);
+
+    long txTs = -1;
+    int rowsSeen = 0;
+    boolean stoppedEarly = false;
+    try (RowScan rows = store.scan(t.span(), from, to, cursor)) {
+      if (cursor != null) {
+        txTs = cursor.commitTs();
+        m.openTxn(txTs, t.nextFragmentIndex());
+        m.resumed = true;
+      }
+      while (true) {
+        if (++rowsSeen % CANCEL_CHECK_ROWS == 0 && t.cancelled().get()) {
+          return null;
+        }
+        boolean has = rows.next();
+        long ts = has ? rows.commitTs() : Long.MAX_VALUE;
+        if (txTs != -1 && ts != txTs) {
+          m.closeTxn();
+          txTs = -1;
+          if (has && m.bytes >= t.budgetBytes()) {
+            stoppedEarly = true;
+            break;
+          }
+        }
+        if (!has) {
+          break;
+        }
+        if (txTs == -1) {
+          m.flushBefore(ts, true);
+          txTs = ts;
+          m.openTxn(ts, 0);
+        }
+        byte[] row = rows.rowChange();
+        m.bytesRead += row.length + ROW_OVERHEAD_BYTES;
+        if (!isIgnored(row, t.ignoredOps())) {
+          m.addRow(row);
+        }
+        m.nextRowSeq = rows.rowSeq() + 1;
+        if (t.fragments() && m.txnBytes >= t.fragmentBytes()) {
+          m.emitFragment(false);
+          if (m.bytes >= t.budgetBytes()) {
+            m.cursor = new ScanCursor(txTs, m.nextRowSeq);
+            stoppedEarly = true;
+            break;
+          }
+        }
+      }
+    }
+    if (!stoppedEarly) {
+      m.flushBefore(to, false);
+      m.progress = to;
+    }
+    return new ScanResult(m.events, m.progress, m.cursor, m.fragmentIndex, m.version, m.lastMarkTime,
+        m.bytesRead, !stoppedEarly);
+  }
+
+  /** Whether the stored row's operation is filtered out; reads the op without parsing the row. */
+  static boolean isIgnored(byte[] row, Set<RowOp> ignored) {
+    if (ignored.isEmpty()) {
+      return false;
+    }
+    // RowChange.op is field 1 (varint), written first when set: tag 0x08, then the value
+    int op = row.length >= 2 && row[0] == 0x08 ? row[1] : 0;
+    return ignored.contains(RowOp.forNumber(op));
+  }
+
+  /** The merge state of one scan. */
+  private static final class Merge {
+    final ScanTask t;
+    final List<DdlEvent> ddls;
+    final List<TimeMark> marks;
+    final long intervalMicros;
+    final List<PendingEvent> events = new ArrayList<>();
+    int ddlIdx;
+    int markIdx;
+    long bytes;
+    long bytesRead;
+    long progress;
+    ScanCursor cursor;
+    long version;
+    long lastMarkTime;
+    // the open transaction
+    long txTs = -1;
+    int fragmentIndex;
+    List<byte[]> txnRows = new ArrayList<>();
+    long txnBytes;
+    long nextRowSeq;
+    /** The open transaction continues one whose first rows went out before this scan. */
+    boolean resumed;
+
+    Merge(ScanTask t, List<DdlEvent> ddls, List<TimeMark> marks, long sentThrough) {
+      this.t = t;
+      this.ddls = ddls;
+      this.marks = marks;
+      this.intervalMicros = t.syncPointIntervalS() * 1_000_000L;
+      this.progress = t.fromExclusive();
+      this.version = t.tableInfoVersion();
+      this.lastMarkTime = t.lastMarkTimeMicros();
+      while (markIdx < marks.size() && marks.get(markIdx).commitTs() <= sentThrough) {
+        lastMarkTime = marks.get(markIdx++).commitTimeMicros();
+      }
+    }
+
+    /**
+     * Emits the DDLs and sync points that come before the DML at {@code ts} (inclusive=true: DDL at ts
+     * included) or up to and including {@code ts} at the end of the range (inclusive=false is used with
+     * ts = range end, where everything at or below it is due).
+     */
+    void flushBefore(long ts, boolean beforeDml) {
+      while (true) {
+        long ddlTs = ddlIdx < ddls.size() ? ddls.get(ddlIdx).commitTs() : Long.MAX_VALUE;
+        long markTs = markIdx < marks.size() ? marks.get(markIdx).commitTs() : Long.MAX_VALUE;
+        // a mark at M yields a sync point at M-1: it sorts before a DDL at M
+        if (markTs <= ddlTs && markTs <= ts) {
+          onMark(marks.get(markIdx++));
+        } else if (ddlTs <= ts) {
+          DdlEvent d = ddls.get(ddlIdx++);
+          add(new PendingEvent(PendingEvent.DDL, d.toProto().toByteArray(), d.commitTs()));
+          version = d.tableInfoAfter().version();
+          progressAfterNonDml(d.commitTs(), beforeDml, ts);
+        } else {
+          return;
+        }
+      }
+    }
+
+    private void progressAfterNonDml(long eventTs, boolean beforeDml, long ts) {
+      // a DDL at the DML's own ts is not a boundary: the transaction still follows
+      if (!(beforeDml && eventTs == ts)) {
+        progress = Math.max(progress, eventTs);
+      }
+    }
+
+    private void onMark(TimeMark mark) {
+      long time = mark.commitTimeMicros();
+      if (intervalMicros > 0 && lastMarkTime >= 0
+          && Math.floorDiv(time, intervalMicros) > Math.floorDiv(lastMarkTime, intervalMicros)) {
+        long syncTs = mark.commitTs() - 1;
+        if (syncTs > t.syncPointFirstTs() && syncTs >= t.fromExclusive()) {
+          add(new PendingEvent(PendingEvent.SYNC_POINT, SyncPoint.newBuilder().setTs(syncTs).build().toByteArray(),
+              syncTs));
+          progress = Math.max(progress, syncTs);
+        }
+      }
+      lastMarkTime = time;
+    }
+
+    void openTxn(long ts, int firstFragment) {
+      txTs = ts;
+      fragmentIndex = firstFragment;
+      txnRows = new ArrayList<>();
+      txnBytes = 0;
+    }
+
+    void addRow(byte[] row) {
+      txnRows.add(row);
+      txnBytes += row.length;
+    }
+
+    void emitFragment(boolean last) {
+      byte[] dml = WireEncoder.dmlBatch(txTs, fragmentIndex, last, txnRows, version, commitTimeOf(txTs));
+      add(new PendingEvent(PendingEvent.DML, dml, txTs));
+      fragmentIndex++;
+      txnRows = new ArrayList<>();
+      txnBytes = 0;
+    }
+
+    void closeTxn() {
+      // a transaction whose rows were all filtered out sends nothing, unless part of it went out already
+      if (!txnRows.isEmpty() || fragmentIndex > 0 || resumed) {
+        emitFragment(true);
+      }
+      resumed = false;
+      progress = txTs;
+      cursor = null;
+      fragmentIndex = 0;
+      txTs = -1;
+    }
+
+    private void add(PendingEvent e) {
+      events.add(e);
+      bytes += e.payload().length;
+    }
+
+    private long commitTimeOf(long ts) {
+      int lo = 0;
+      int hi = marks.size() - 1;
+      while (lo <= hi) {
+        int mid = (lo + hi) >>> 1;
+        long m = marks.get(mid).commitTs();
+        if (m < ts) {
+          lo = mid + 1;
+        } else if (m > ts) {
+          hi = mid - 1;
+        } else {
+          return marks.get(mid).commitTimeMicros();
+        }
+      }
+      return 0;
+    }
+  }
+}

@@ -1,0 +1,129 @@
+package dev.sluice.broker.data;
+
+import com.google.protobuf.CodedOutputStream;
+import dev.sluice.api.DispatcherId;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.List;
+
+/**
+ * Writes {@code BrokerMessage{event_batch}} and {@code DmlBatch} bytes directly from stored row
+ * bytes, so the hot path never parses a stored {@code RowChange} or builds message objects: the output
+ * is byte-for-byte what protobuf-java would serialize for the same message (fields in number order,
+ * defaults omitted), which the tests check by parsing it with the generated classes.
+ */
+final class WireEncoder {
+
+  private static final int BROKER_MESSAGE_EVENT_BATCH = 5;
+  private static final int EVENT_BATCH_DISPATCHER_ID = 1;
+  private static final int EVENT_BATCH_EPOCH = 2;
+  private static final int EVENT_BATCH_EVENTS = 3;
+  private static final int DATA_EVENT_SEQ = 1;
+
+  private WireEncoder() {}
+
+  /** A {@code sluice.v1.DmlBatch} holding the given encoded {@code RowChange}s. */
+  static byte[] dmlBatch(long commitTs, int fragmentIndex, boolean lastFragment, List<byte[]> rows,
+      long tableInfoVersion, long commitTimeMicros) {
+    int size = 0;
+    if (commitTs != 0) {
+      size += CodedOutputStream.computeUInt64Size(1, commitTs);
+    }
+    if (fragmentIndex != 0) {
+      size += CodedOutputStream.computeUInt32Size(2, fragmentIndex);
+    }
+    if (lastFragment) {
+      size += CodedOutputStream.computeBoolSize(3, true);
+    }
+    for (byte[] r : rows) {
+      size += CodedOutputStream.computeByteArraySize(4, r);
+    }
+    if (tableInfoVersion != 0) {
+      size += CodedOutputStream.computeUInt64Size(5, tableInfoVersion);
+    }
+    if (commitTimeMicros != 0) {
+      size += CodedOutputStream.computeInt64Size(6, commitTimeMicros);
+    }
+    byte[] out = new byte[size];
+    CodedOutputStream c = CodedOutputStream.newInstance(out);
+    try {
+      if (commitTs != 0) {
+        c.writeUInt64(1, commitTs);
+      }
+      if (fragmentIndex != 0) {
+        c.writeUInt32(2, fragmentIndex);
+      }
+      if (lastFragment) {
+        c.writeBool(3, true);
+      }
+      for (byte[] r : rows) {
+        c.writeByteArray(4, r);
+      }
+      if (tableInfoVersion != 0) {
+        c.writeUInt64(5, tableInfoVersion);
+      }
+      if (commitTimeMicros != 0) {
+        c.writeInt64(6, commitTimeMicros);
+      }
+      c.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+
+  /** Serialized size of one {@code DataEvent} with this seq and payload: the unit credits count. */
+  static int dataEventSize(long seq, PendingEvent e) {
+    return CodedOutputStream.computeUInt64Size(DATA_EVENT_SEQ, seq)
+        + CodedOutputStream.computeByteArraySize(e.field(), e.payload());
+  }
+
+  /**
+   * A {@code BrokerMessage} carrying one {@code EventBatch} of {@code events.subList(from, to)}, numbered
+   * from {@code firstSeq}.
+   */
+  static byte[] eventBatch(DispatcherId id, long epoch, List<PendingEvent> events, int from, int to, long firstSeq) {
+    int idSize = (id.high() != 0 ? CodedOutputStream.computeFixed64Size(1, id.high()) : 0)
+        + (id.low() != 0 ? CodedOutputStream.computeFixed64Size(2, id.low()) : 0);
+    int batchSize = CodedOutputStream.computeTagSize(EVENT_BATCH_DISPATCHER_ID)
+        + CodedOutputStream.computeUInt32SizeNoTag(idSize) + idSize;
+    if (epoch != 0) {
+      batchSize += CodedOutputStream.computeUInt64Size(EVENT_BATCH_EPOCH, epoch);
+    }
+    for (int i = from; i < to; i++) {
+      int ev = dataEventSize(firstSeq + (i - from), events.get(i));
+      batchSize += CodedOutputStream.computeTagSize(EVENT_BATCH_EVENTS) + CodedOutputStream.computeUInt32SizeNoTag(ev) + ev;
+    }
+    int total = CodedOutputStream.computeTagSize(BROKER_MESSAGE_EVENT_BATCH)
+        + CodedOutputStream.computeUInt32SizeNoTag(batchSize) + batchSize;
+    byte[] out = new byte[total];
+    CodedOutputStream c = CodedOutputStream.newInstance(out);
+    try {
+      c.writeTag(BROKER_MESSAGE_EVENT_BATCH, 2);
+      c.writeUInt32NoTag(batchSize);
+      c.writeTag(EVENT_BATCH_DISPATCHER_ID, 2);
+      c.writeUInt32NoTag(idSize);
+      if (id.high() != 0) {
+        c.writeFixed64(1, id.high());
+      }
+      if (id.low() != 0) {
+        c.writeFixed64(2, id.low());
+      }
+      if (epoch != 0) {
+        c.writeUInt64(EVENT_BATCH_EPOCH, epoch);
+      }
+      for (int i = from; i < to; i++) {
+        long seq = firstSeq + (i - from);
+        PendingEvent e = events.get(i);
+        c.writeTag(EVENT_BATCH_EVENTS, 2);
+        c.writeUInt32NoTag(dataEventSize(seq, e));
+        c.writeUInt64(DATA_EVENT_SEQ, seq);
+        c.writeByteArray(e.field(), e.payload());
+      }
+      c.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,462 @@
+package dev.sluice.broker.server;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.sluice.api.DispatcherId;
+import dev.sluice.api.ProtocolInfo;
+import dev.sluice.api.UnknownFields;
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.v1.BrokerMessage;
+import dev.sluice.api.v1.ChangefeedCredit;
+import dev.sluice.api.v1.CollectorMessage;
+import dev.sluice.api.v1.CreditReport;
+import dev.sluice.api.v1.DispatcherCredit;
+import dev.sluice.api.v1.Hello;
+import dev.sluice.api.v1.StreamError;
+import dev.sluice.broker.control.CollectorLink;
+import dev.sluice.broker.control.ControlPlane;
+import dev.sluice.broker.control.DataPlane;
+import dev.sluice.broker.control.DataPlaneCommand;
+import io.vertx.core.Context;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.grpc.common.GrpcStatus;
+import io.vertx.grpc.server.GrpcServerRequest;
+import io.vertx.grpc.server.GrpcServerResponse;
+import java.util.ArrayDeque;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One collector's {@code Connect} stream on the broker: decodes and checks what the collector sends
+ * (Hello first, known message kinds, no unknown fields, size cap) and routes it to the planes; and is
+ * the single sequencing point of what goes out.
+ *
+ * <p><b>Outbound order.</b> Everything sent passes through one FIFO inbox drained on the stream's
+ * context, so the happens-before order between the planes is kept (a handshake the control plane
+ * queued before telling the data plane to reset precedes every event of that epoch). From the inbox,
+ * control messages go to a control lane that is always written before the data lane. Data of a
+ * dispatcher is forwarded only for the epoch of the last handshake this stream carried for it, so no
+ * event of an old epoch follows a new handshake. Resolved watermarks are coalesced per dispatcher into
+ * one ResolvedBatch, flushed within the flush interval and always before later data of the same
+ * dispatcher.
+ *
+ * <p><b>Back-pressure.</b> Lanes are written while the gRPC write queue has room, resumed by its drain
+ * handler. Data room is reserved by the data plane before it scans ({@link #tryReserve}) against a
+ * per-stream quota and returned as bytes are written, so a collector that never reads stalls only its
+ * own dispatchers. A control lane beyond its cap closes the stream as a slow consumer.
+ *
+ * <p><b>Threads.</b> {@link CollectorLink} methods may be called from any thread; all other state is
+ * confined to the stream's context.
+ */
+final class CollectorConnection implements CollectorLink {
+
+  private static final Logger log = LoggerFactory.getLogger(CollectorConnection.class);
+
+  private enum State { AWAITING_HELLO, OPEN, CLOSED }
+
+  private sealed interface Outgoing {}
+
+  private record Control(Buffer bytes) implements Outgoing {}
+
+  private record HandshakeOut(DispatcherId id, long epoch, Buffer bytes) implements Outgoing {}
+
+  private record Fence(DispatcherId id, long epoch) implements Outgoing {}
+
+  private record Forget(DispatcherId id) implements Outgoing {}
+
+  private record Events(DispatcherId id, long epoch, byte[] bytes) implements Outgoing {}
+
+  private record ResolvedOut(DispatcherId id, long epoch, long ts, long lastSeq) implements Outgoing {}
+
+  private final long id;
+  private final Context context;
+  private final GrpcServerRequest<Buffer, Buffer> request;
+  private final GrpcServerResponse<Buffer, Buffer> response;
+  private final ConnectionSettings settings;
+  private final ControlPlane controlPlane;
+  private final DataPlane dataPlane;
+  private final EndpointMetrics metrics;
+
+  private final ConcurrentLinkedQueue<Outgoing> inbox = new ConcurrentLinkedQueue<>();
+  private final AtomicBoolean drainScheduled = new AtomicBoolean();
+  private final AtomicLong reservedBytes = new AtomicLong();
+  private final Map<String, dev.sluice.broker.control.ChangefeedCredit> changefeedCredits = new ConcurrentHashMap<>();
+
+  // confined to the stream's context
+  private State state = State.AWAITING_HELLO;
+  private final ArrayDeque<Buffer> controlLane = new ArrayDeque<>();
+  private final ArrayDeque<Buffer> dataLane = new ArrayDeque<>();
+  private final Map<DispatcherId, Long> epochs = new HashMap<>();
+  private final ResolvedCoalescer resolved;
+  private long resolvedTimer = -1;
+  private boolean drainHandlerSet;
+
+  private volatile String collectorId = "";
+  private volatile Set<String> features = Set.of();
+  private volatile boolean closed;
+
+  CollectorConnection(long id, Context context, GrpcServerRequest<Buffer, Buffer> request, ConnectionSettings settings,
+      ControlPlane controlPlane, DataPlane dataPlane, EndpointMetrics metrics) {
+    this.id = id;
+    this.context = context;
+    this.request = request;
+    this.response = request.response();
+    this.settings = settings;
+    this.controlPlane = controlPlane;
+    this.dataPlane = dataPlane;
+    this.metrics = metrics;
+    this.resolved = new ResolvedCoalescer(settings.maxResolvedPerBatch());
+  }
+
+  /** Wires the stream's handlers; called once on the stream's context. */
+  void start() {
+    metrics.streamOpened();
+    request.handler(this::onMessage);
+    request.endHandler(v -> close(null, "collector ended the stream"));
+    request.exceptionHandler(e -> close(null, "stream failed: " + e.getMessage()));
+    response.exceptionHandler(e -> close(null, "stream failed: " + e.getMessage()));
+  }
+
+  // ---------------------------------------------------------------- inbound (stream context)
+
+  private void onMessage(Buffer payload) {
+    if (state == State.CLOSED) {
+      return;
+    }
+    metrics.received(payload.length());
+    if (payload.length() > settings.maxMessageBytes()) {
+      fail(ErrorCode.MESSAGE_TOO_LARGE, "message of " + payload.length() + " bytes exceeds the limit of "
+          + settings.maxMessageBytes() + " bytes", false);
+      return;
+    }
+    CollectorMessage msg;
+    try {
+      msg = CollectorMessage.parseFrom(payload.getBytes());
+    } catch (InvalidProtocolBufferException e) {
+      fail(ErrorCode.PROTOCOL_VIOLATION, "malformed message: not a sluice.v1.CollectorMessage (" + e.getMessage() + ")",
+          false);
+      return;
+    }
+    if (msg.getKindCase() == CollectorMessage.KindCase.KIND_NOT_SET) {
+      fail(ErrorCode.UNKNOWN_MESSAGE, "message kind is not set or not known to protocol v" + ProtocolInfo.VERSION
+          + UnknownFields.find(msg).map(f -> " (unknown field " + f + ")").orElse(""), false);
+      return;
+    }
+    var unknown = UnknownFields.find(msg);
+    if (unknown.isPresent()) {
+      fail(ErrorCode.UNKNOWN_FIELD, "unknown field " + unknown.get() + " in " + msg.getKindCase()
+          + "; this broker speaks protocol v" + ProtocolInfo.VERSION + " and never ignores fields", false);
+      return;
+    }
+    if (state == State.AWAITING_HELLO) {
+      if (msg.getKindCase() != CollectorMessage.KindCase.HELLO) {
+        fail(ErrorCode.MISSING_HELLO, "the first message of a stream must be Hello, got " + msg.getKindCase(), false);
+        return;
+      }
+      onHello(msg.getHello());
+      return;
+    }
+    switch (msg.getKindCase()) {
+      case HELLO -> fail(ErrorCode.PROTOCOL_VIOLATION, "Hello sent twice on one stream", false);
+      case DISPATCHER_REQUEST -> controlPlane.onRequest(this, msg.getDispatcherRequest(), System.nanoTime());
+      case HEARTBEAT_BATCH -> controlPlane.onHeartbeats(this, msg.getHeartbeatBatch());
+      case CREDIT_REPORT -> onCredit(msg.getCreditReport());
+      default -> fail(ErrorCode.UNKNOWN_MESSAGE, "unexpected message " + msg.getKindCase(), false);
+    }
+  }
+
+  private void onHello(Hello hello) {
+    if (hello.getProtocolVersion() != ProtocolInfo.VERSION) {
+      fail(ErrorCode.UNSUPPORTED_FEATURE, "protocol version " + hello.getProtocolVersion()
+          + " is not supported; this broker speaks version " + ProtocolInfo.VERSION, false);
+      return;
+    }
+    Set<String> missing = new TreeSet<>(hello.getRequiredFeaturesList());
+    missing.removeAll(ProtocolInfo.BROKER_FEATURES);
+    if (!missing.isEmpty()) {
+      fail(ErrorCode.UNSUPPORTED_FEATURE, "required features " + missing + " are not supported by this broker; it has "
+          + new TreeSet<>(ProtocolInfo.BROKER_FEATURES), false);
+      return;
+    }
+    Set<String> agreed = new TreeSet<>(hello.getRequiredFeaturesList());
+    agreed.addAll(hello.getOptionalFeaturesList());
+    agreed.retainAll(ProtocolInfo.BROKER_FEATURES);
+    features = Collections.unmodifiableSet(agreed);
+    collectorId = hello.getCollectorId().isEmpty() ? "anonymous-" + id : hello.getCollectorId();
+    state = State.OPEN;
+    sendControl(BrokerMessage.newBuilder().setWelcome(dev.sluice.api.v1.Welcome.newBuilder()
+        .setBrokerId(settings.nodeId()).setIncarnation(settings.incarnation()).setProtocolVersion(ProtocolInfo.VERSION)
+        .addAllFeatures(agreed).setMaxMessageBytes(settings.maxMessageBytes())).build());
+    log.atInfo().addKeyValue("collectorId", collectorId).addKeyValue("features", agreed).log("collector connected");
+  }
+
+  private void onCredit(CreditReport report) {
+    for (ChangefeedCredit c : report.getChangefeedsList()) {
+      changefeedCredit(c.getChangefeedId()).report(c.getAvailableBytes(), c.getReceivedBytes());
+    }
+    for (DispatcherCredit c : report.getDispatchersList()) {
+      if (c.hasDispatcherId()) {
+        dataPlane.submit(new DataPlaneCommand.Credit(DispatcherId.fromProto(c.getDispatcherId()), c.getEpoch(),
+            c.getAvailableBytes(), c.getReceivedBytes()));
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- CollectorLink (any thread)
+
+  @Override
+  public long id() {
+    return id;
+  }
+
+  @Override
+  public String collectorId() {
+    return collectorId;
+  }
+
+  @Override
+  public Set<String> features() {
+    return features;
+  }
+
+  @Override
+  public void sendControl(BrokerMessage message) {
+    enqueue(new Control(Buffer.buffer(message.toByteArray())));
+  }
+
+  @Override
+  public void sendHandshake(DispatcherId dispatcher, long epoch, BrokerMessage handshake) {
+    enqueue(new HandshakeOut(dispatcher, epoch, Buffer.buffer(handshake.toByteArray())));
+  }
+
+  @Override
+  public void fence(DispatcherId dispatcher, long epoch) {
+    enqueue(new Fence(dispatcher, epoch));
+  }
+
+  @Override
+  public void forget(DispatcherId dispatcher) {
+    enqueue(new Forget(dispatcher));
+  }
+
+  @Override
+  public void sendEvents(DispatcherId dispatcher, long epoch, byte[] encodedBrokerMessage) {
+    enqueue(new Events(dispatcher, epoch, encodedBrokerMessage));
+  }
+
+  @Override
+  public void sendResolved(DispatcherId dispatcher, long epoch, long ts, long lastSeq) {
+    enqueue(new ResolvedOut(dispatcher, epoch, ts, lastSeq));
+  }
+
+  @Override
+  public boolean tryReserve(long bytes) {
+    if (closed) {
+      return false;
+    }
+    while (true) {
+      long now = reservedBytes.get();
+      if (now + bytes > settings.queueBytes() && now > 0) {
+        return false;
+      }
+      if (reservedBytes.compareAndSet(now, now + bytes)) {
+        return true;
+      }
+    }
+  }
+
+  @Override
+  public void reserve(long bytes) {
+    reservedBytes.addAndGet(bytes);
+  }
+
+  @Override
+  public void release(long bytes) {
+    reservedBytes.addAndGet(-bytes);
+  }
+
+  @Override
+  public dev.sluice.broker.control.ChangefeedCredit changefeedCredit(String changefeedId) {
+    return changefeedCredits.computeIfAbsent(changefeedId, k -> new dev.sluice.broker.control.ChangefeedCredit());
+  }
+
+  @Override
+  public boolean isClosed() {
+    return closed;
+  }
+
+  long reservedBytes() {
+    return reservedBytes.get();
+  }
+
+  private void enqueue(Outgoing o) {
+    if (closed) {
+      if (o instanceof Events e) {
+        release(e.bytes().length);
+      }
+      return;
+    }
+    inbox.add(o);
+    if (drainScheduled.compareAndSet(false, true)) {
+      context.runOnContext(v -> drainInbox());
+    }
+  }
+
+  // ---------------------------------------------------------------- outbound (stream context)
+
+  private void drainInbox() {
+    drainScheduled.set(false);
+    Outgoing o;
+    while ((o = inbox.poll()) != null) {
+      if (state == State.CLOSED) {
+        if (o instanceof Events e) {
+          release(e.bytes().length);
+        }
+        continue;
+      }
+      route(o);
+    }
+    if (controlLane.size() > settings.controlQueueMessages()) {
+      fail(ErrorCode.SLOW_CONSUMER, "the collector does not read: " + controlLane.size()
+          + " control messages are queued (limit " + settings.controlQueueMessages() + ")", true);
+      return;
+    }
+    if (resolved.isFull()) {
+      flushResolved();
+    }
+    pump();
+  }
+
+  private void route(Outgoing o) {
+    if (o instanceof Control c) {
+      controlLane.add(c.bytes());
+    } else if (o instanceof HandshakeOut h) {
+      epochs.put(h.id(), h.epoch());
+      resolved.drop(h.id());
+      controlLane.add(h.bytes());
+    } else if (o instanceof Fence f) {
+      epochs.put(f.id(), f.epoch());
+      resolved.drop(f.id());
+    } else if (o instanceof Forget f) {
+      epochs.remove(f.id());
+      resolved.drop(f.id());
+    } else if (o instanceof Events e) {
+      if (!isCurrent(e.id(), e.epoch())) {
+        release(e.bytes().length);
+        metrics.staleDropped();
+        return;
+      }
+      if (resolved.contains(e.id())) {
+        flushResolved(); // the watermark keeps its place before later events of the dispatcher
+      }
+      dataLane.add(Buffer.buffer(e.bytes()));
+    } else if (o instanceof ResolvedOut r) {
+      if (!isCurrent(r.id(), r.epoch())) {
+        metrics.staleDropped();
+        return;
+      }
+      resolved.put(r.id(), r.epoch(), r.ts(), r.lastSeq());
+      if (resolvedTimer < 0) {
+        resolvedTimer = context.owner().setTimer(settings.resolvedFlushMillis(), t -> {
+          resolvedTimer = -1;
+          flushResolved();
+          pump();
+        });
+      }
+    }
+  }
+
+  private boolean isCurrent(DispatcherId dispatcher, long epoch) {
+    Long current = epochs.get(dispatcher);
+    return current != null && current == epoch;
+  }
+
+  private void flushResolved() {
+    if (resolved.isEmpty() || state == State.CLOSED) {
+      return;
+    }
+    byte[] bytes = resolved.drainToMessage();
+    reserve(bytes.length); // the data lane releases what it writes
+    dataLane.add(Buffer.buffer(bytes));
+  }
+
+  /** Writes while the gRPC queue has room: all control first, then data. */
+  private void pump() {
+    if (state == State.CLOSED) {
+      return;
+    }
+    while (!response.writeQueueFull()) {
+      Buffer next = controlLane.poll();
+      boolean data = false;
+      if (next == null) {
+        next = dataLane.poll();
+        data = true;
+      }
+      if (next == null) {
+        return;
+      }
+      response.write(next);
+      metrics.sent(next.length());
+      if (data) {
+        release(next.length());
+      }
+    }
+    if (!drainHandlerSet) {
+      drainHandlerSet = true;
+      response.drainHandler(v -> pump());
+    }
+  }
+
+  /** Sends a StreamError and closes this stream only. */
+  void fail(ErrorCode code, String detail, boolean retryable) {
+    if (state == State.CLOSED) {
+      return;
+    }
+    metrics.streamError(code);
+    log.atWarn().addKeyValue("collectorId", collectorId).addKeyValue("code", code)
+        .log("closing stream: " + detail);
+    BrokerMessage err = BrokerMessage.newBuilder().setStreamError(StreamError.newBuilder().setCode(code.toWire())
+        .setDetail(detail).setRetryable(retryable)).build();
+    response.write(Buffer.buffer(err.toByteArray()));
+    close(retryable ? GrpcStatus.UNAVAILABLE : GrpcStatus.INVALID_ARGUMENT, detail);
+  }
+
+  private void close(GrpcStatus status, String why) {
+    if (state == State.CLOSED) {
+      return;
+    }
+    boolean wasOpen = state == State.OPEN;
+    state = State.CLOSED;
+    closed = true;
+    if (resolvedTimer >= 0) {
+      context.owner().cancelTimer(resolvedTimer);
+    }
+    for (Buffer b : dataLane) {
+      release(b.length());
+    }
+    dataLane.clear();
+    controlLane.clear();
+    resolved.clear();
+    try {
+      if (status != null) {
+        response.status(status).statusMessage(why);
+      }
+      response.end();
+    } catch (RuntimeException e) {
+      // the peer is already gone: nothing left to tell it
+    }
+    metrics.streamClosed();
+    if (wasOpen) {
+      controlPlane.onLinkClosed(this);
+      log.atInfo().addKeyValue("collectorId", collectorId).log("stream closed: " + why);
+    }
+  }
+}

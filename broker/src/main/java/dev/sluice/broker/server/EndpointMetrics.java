@@ -1,0 +1,50 @@
+package dev.sluice.broker.server;
+
+import dev.sluice.api.error.ErrorCode;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** Meters of the collector streams. Thread-safe. */
+final class EndpointMetrics {
+
+  private final MeterRegistry registry;
+  private final AtomicInteger open = new AtomicInteger();
+  private final Counter bytesIn;
+  private final Counter bytesOut;
+  private final Counter staleDropped;
+
+  EndpointMetrics(MeterRegistry registry) {
+    this.registry = registry;
+    Gauge.builder("sluice.streams.open", open, AtomicInteger::get).register(registry);
+    bytesIn = Counter.builder("sluice.streams.received.bytes").baseUnit("bytes").register(registry);
+    bytesOut = Counter.builder("sluice.streams.sent.bytes").baseUnit("bytes").register(registry);
+    staleDropped = Counter.builder("sluice.streams.stale.dropped")
+        .description("data of an epoch older than the last handshake, dropped before the wire").register(registry);
+  }
+
+  void streamOpened() {
+    open.incrementAndGet();
+  }
+
+  void streamClosed() {
+    open.decrementAndGet();
+  }
+
+  void received(int bytes) {
+    bytesIn.increment(bytes);
+  }
+
+  void sent(int bytes) {
+    bytesOut.increment(bytes);
+  }
+
+  void staleDropped() {
+    staleDropped.increment();
+  }
+
+  void streamError(ErrorCode code) {
+    Counter.builder("sluice.streams.errors").tag("code", code.name()).register(registry).increment();
+  }
+}
