@@ -196,7 +196,7 @@ final class Scanner {
       if (intervalMicros > 0 && lastMarkTime >= 0
           && Math.floorDiv(time, intervalMicros) > Math.floorDiv(lastMarkTime, intervalMicros)) {
         long syncTs = mark.commitTs() - 1;
-        if (syncTs > t.syncPointFirstTs() && syncTs >= t.fromExclusive()) {
+        if (syncTs > t.syncPointFirstTs() && syncTs > t.fromExclusive()) {
           add(new PendingEvent(PendingEvent.SYNC_POINT, SyncPoint.newBuilder().setTs(syncTs).build().toByteArray(),
               syncTs));
           progress = Math.max(progress, syncTs);

@@ -21,6 +21,7 @@ import io.vertx.core.http.HttpServer;
 import io.vertx.core.http.HttpServerOptions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -93,19 +94,13 @@ public final class EventService {
       chain = chain.compose(id -> vertx.deployVerticle(v)).onSuccess(deployments::add);
     }
     store.addResolvedListener(ts -> dataPlane.onResolvedAdvanced());
-    // the first listener binds (port 0 = any free port); the others share its port, spreading streams
-    // over event loops
-    Listener first = new Listener(endpoint, host, port);
-    Future<Integer> bound = chain.compose(id -> vertx.deployVerticle(first)).map(id -> {
-      deployments.add(id);
-      return first.actualPort;
-    });
-    for (int i = 1; i < config.dataPlaneInstances(); i++) {
-      bound = bound.compose(p -> vertx.deployVerticle(new Listener(endpoint, host, p)).map(id -> {
-        deployments.add(id);
-        return p;
-      }));
-    }
+    // N listener instances share one port (0 = any free port), spreading streams over event loops
+    AtomicInteger actualPort = new AtomicInteger();
+    Future<Integer> bound = chain.compose(id -> vertx.deployVerticle(() -> new Listener(endpoint, host, port, actualPort),
+        new DeploymentOptions().setInstances(config.dataPlaneInstances()))).map(id -> {
+          deployments.add(id);
+          return actualPort.get();
+        });
     return bound.map(p -> {
       NodeIdentity me = identity.withAddresses(host + ":" + p, identity.adminAddress());
       topologies.update(me);
@@ -164,13 +159,14 @@ public final class EventService {
     private final EventServiceEndpoint endpoint;
     private final String host;
     private final int port;
+    private final AtomicInteger actualPort;
     private HttpServer server;
-    volatile int actualPort;
 
-    Listener(EventServiceEndpoint endpoint, String host, int port) {
+    Listener(EventServiceEndpoint endpoint, String host, int port, AtomicInteger actualPort) {
       this.endpoint = endpoint;
       this.host = host;
       this.port = port;
+      this.actualPort = actualPort;
     }
 
     @Override
@@ -182,7 +178,7 @@ public final class EventService {
       return vertx.createHttpServer(options).requestHandler(endpoint.grpcServer(vertx)).listen()
           .onSuccess(s -> {
             server = s;
-            actualPort = s.actualPort();
+            actualPort.set(s.actualPort());
           });
     }
 

@@ -27,6 +27,7 @@ import io.vertx.grpc.common.GrpcMessageEncoder;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.common.ServiceMethod;
 import io.vertx.grpc.server.GrpcServer;
+import io.vertx.grpc.server.GrpcServerOptions;
 import io.vertx.grpc.server.GrpcServerRequest;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -71,7 +72,10 @@ public final class EventServiceEndpoint {
 
   /** A gRPC server (an HTTP request handler) serving EventService; one per HTTP server instance. */
   public GrpcServer grpcServer(Vertx vertx) {
-    GrpcServer grpc = GrpcServer.server(vertx);
+    // the transport admits up to twice our limit so that an oversized message gets a StreamError naming
+    // its size; beyond that the transport itself answers RESOURCE_EXHAUSTED
+    GrpcServer grpc = GrpcServer.server(vertx, new GrpcServerOptions()
+        .setMaxMessageSize(2L * settings.maxMessageBytes()));
     grpc.callHandler(CONNECT_RAW, req -> new CollectorConnection(nextLinkId.getAndIncrement(),
         vertx.getOrCreateContext(), req, settings, controlPlane, dataPlane, metrics).start());
     grpc.callHandler(EventServiceGrpcService.GetTopology, req -> unary(vertx, req, (TopologyRequest r) -> topology.get()));

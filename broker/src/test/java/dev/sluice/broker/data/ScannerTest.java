@@ -1,0 +1,222 @@
+package dev.sluice.broker.data;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.google.protobuf.InvalidProtocolBufferException;
+import dev.sluice.api.DispatcherId;
+import dev.sluice.api.TableSpan;
+import dev.sluice.api.v1.DdlEvent;
+import dev.sluice.api.v1.DmlBatch;
+import dev.sluice.api.v1.RowChange;
+import dev.sluice.api.v1.RowOp;
+import dev.sluice.api.v1.SyncPoint;
+import dev.sluice.broker.store.ScanCursor;
+import dev.sluice.broker.testing.StoreFixture;
+import dev.sluice.schema.TableInfo;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The scanner's merge of rows, DDL and sync points over real stores. */
+class ScannerTest {
+
+  @TempDir Path dir;
+  StoreFixture stores;
+  Scanner scanner;
+  TableInfo t;
+
+  @BeforeEach
+  void open() {
+    stores = new StoreFixture(dir);
+    scanner = new Scanner(stores.events, stores.schema);
+    t = stores.createTable(100, "orders");
+  }
+
+  @AfterEach
+  void close() {
+    stores.close();
+  }
+
+  private ScanTask task(long from, long to, ScanCursor cursor, int nextFragment, long budget, int fragmentBytes,
+      Set<RowOp> ignored, int syncIntervalS, long lastMarkTime) {
+    return new ScanTask(DispatcherId.random(), null, 1, TableSpan.wholeTable(100), from, to, cursor, nextFragment,
+        t.version(), lastMarkTime, ignored, syncIntervalS, 0, true, budget, fragmentBytes, new AtomicBoolean());
+  }
+
+  private ScanTask whole(long from, long to) {
+    return task(from, to, null, 0, 1 << 20, 1 << 20, Set.of(), 0, -1);
+  }
+
+  @Test
+  void ddlSitsBetweenTheTransactionsAroundIt() throws Exception {
+    long t1 = stores.insert(100, 1, 2);
+    TableInfo v2 = stores.addColumn(t, "note");
+    long t3 = stores.insert(100, 3);
+
+    ScanResult r = scanner.run(whole(t.version(), stores.lastTs()));
+
+    assertThat(kinds(r)).containsExactly("DML@" + t1, "DDL@" + v2.version(), "DML@" + t3);
+    assertThat(dml(r.events().get(0)).getTableInfoVersion()).isEqualTo(t.version());
+    assertThat(dml(r.events().get(2)).getTableInfoVersion()).isEqualTo(v2.version());
+    assertThat(r.progressTs()).isEqualTo(stores.lastTs());
+    assertThat(r.reachedEnd()).isTrue();
+    assertThat(r.cursor()).isNull();
+    assertThat(r.tableInfoVersion()).isEqualTo(v2.version());
+  }
+
+  @Test
+  void aSpentBudgetStopsAtATransactionBoundary() throws Exception {
+    long t1 = stores.insert(100, 1, 2, 3);
+    stores.insert(100, 4, 5, 6);
+
+    ScanResult r = scanner.run(task(t.version(), stores.lastTs(), null, 0, 10, 1 << 20, Set.of(), 0, -1));
+
+    assertThat(kinds(r)).containsExactly("DML@" + t1);
+    assertThat(dml(r.events().get(0)).getLastFragment()).isTrue();
+    assertThat(r.progressTs()).isEqualTo(t1);
+    assertThat(r.reachedEnd()).isFalse();
+    assertThat(r.cursor()).isNull();
+  }
+
+  @Test
+  void aLargeTransactionGoesOutInFragmentsAndResumesAtItsCursor() throws Exception {
+    long[] ids = new long[50];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = i;
+    }
+    long big = stores.insert(100, ids);
+    long rowBytes = StoreFixture.row(RowOp.ROW_OP_INSERT, 10, "v10").toBuilder().setRowSeq(10).build()
+        .getSerializedSize();
+    int fragmentBytes = (int) (rowBytes * 10);
+
+    // budget for two fragments: the scan stops inside the transaction with a cursor
+    ScanResult first = scanner.run(task(t.version(), stores.lastTs(), null, 0, fragmentBytes * 2L, fragmentBytes,
+        Set.of(), 0, -1));
+    assertThat(first.reachedEnd()).isFalse();
+    assertThat(first.progressTs()).isEqualTo(t.version());
+    assertThat(first.nextFragmentIndex()).isEqualTo(2);
+    List<DmlBatch> fragments = new ArrayList<>();
+    for (PendingEvent e : first.events()) {
+      fragments.add(dml(e));
+    }
+    int sentRows = fragments.stream().mapToInt(DmlBatch::getRowsCount).sum();
+    assertThat(first.cursor()).isEqualTo(new ScanCursor(big, sentRows));
+
+    ScanResult rest = scanner.run(task(first.progressTs(), stores.lastTs(), first.cursor(), first.nextFragmentIndex(),
+        1 << 20, fragmentBytes, Set.of(), 0, -1));
+    for (PendingEvent e : rest.events()) {
+      fragments.add(dml(e));
+    }
+    assertThat(rest.reachedEnd()).isTrue();
+    for (int i = 0; i < fragments.size(); i++) {
+      assertThat(fragments.get(i).getFragmentIndex()).isEqualTo(i);
+      assertThat(fragments.get(i).getLastFragment()).isEqualTo(i == fragments.size() - 1);
+    }
+    assertThat(fragments.size()).isGreaterThanOrEqualTo(4);
+    List<Long> seqs = new ArrayList<>();
+    for (DmlBatch f : fragments) {
+      assertThat(f.getCommitTs()).isEqualTo(big);
+      f.getRowsList().forEach(row -> seqs.add(row.getRowSeq()));
+    }
+    assertThat(seqs).hasSize(50).isSorted().doesNotHaveDuplicates();
+  }
+
+  @Test
+  void aCursorAfterTheLastRowClosesTheTransactionWithAnEmptyLastFragment() throws Exception {
+    long ts = stores.insert(100, 1, 2);
+
+    ScanResult r = scanner.run(task(t.version(), stores.lastTs(), new ScanCursor(ts, 2), 3, 1 << 20, 1 << 20,
+        Set.of(), 0, -1));
+
+    assertThat(r.events()).hasSize(1);
+    DmlBatch last = dml(r.events().get(0));
+    assertThat(last.getRowsList()).isEmpty();
+    assertThat(last.getFragmentIndex()).isEqualTo(3);
+    assertThat(last.getLastFragment()).isTrue();
+  }
+
+  @Test
+  void ddlAtOrBelowTheCursorWasAlreadySent() throws Exception {
+    stores.addColumn(t, "note");
+    long ts = stores.insert(100, 1, 2, 3);
+
+    ScanResult r = scanner.run(task(t.version(), stores.lastTs(), new ScanCursor(ts, 1), 1, 1 << 20, 1 << 20,
+        Set.of(), 0, -1));
+
+    assertThat(kinds(r)).containsExactly("DML@" + ts);
+    assertThat(dml(r.events().get(0)).getRowsList()).extracting(RowChange::getRowSeq).containsExactly(1L, 2L);
+  }
+
+  @Test
+  void ignoredOperationsAreFilteredAndEmptiedTransactionsVanish() throws Exception {
+    long inserts = stores.insert(100, 1, 2);
+    long deletes = stores.commit(100, List.of(StoreFixture.row(RowOp.ROW_OP_DELETE, 1, "v1")));
+    long mixed = stores.commit(100, List.of(StoreFixture.row(RowOp.ROW_OP_UPDATE, 2, "w"),
+        StoreFixture.row(RowOp.ROW_OP_DELETE, 2, "w")));
+
+    ScanResult r = scanner.run(task(t.version(), stores.lastTs(), null, 0, 1 << 20, 1 << 20,
+        Set.of(RowOp.ROW_OP_DELETE), 0, -1));
+
+    assertThat(kinds(r)).containsExactly("DML@" + inserts, "DML@" + mixed);
+    assertThat(dml(r.events().get(1)).getRowsList()).extracting(RowChange::getOp).containsExactly(RowOp.ROW_OP_UPDATE);
+    assertThat(deletes).isBetween(inserts, mixed);
+  }
+
+  @Test
+  void syncPointsSitJustBelowTheFirstTransactionPastEachBoundary() throws Exception {
+    long a = stores.insert(100, 1);              // time T0 + 1 ms
+    stores.advanceTimeMicros(1_500_000);         // cross a 1 s boundary
+    long b = stores.insert(100, 2);
+    long hb = stores.heartbeat();                // same second: no sync point
+    stores.advanceTimeMicros(1_000_000);
+    long c = stores.heartbeat();                 // crosses again with no row of this span
+
+    ScanResult r = scanner.run(task(t.version(), stores.lastTs(), null, 0, 1 << 20, 1 << 20, Set.of(), 1, -1));
+
+    assertThat(kinds(r)).containsExactly("DML@" + a, "SYNC@" + (b - 1), "DML@" + b, "SYNC@" + (c - 1));
+    assertThat(hb).isBetween(b, c);
+    assertThat(r.progressTs()).isEqualTo(c);
+  }
+
+  @Test
+  void commitTimeTravelsWithEachTransaction() throws Exception {
+    long a = stores.insert(100, 1);
+    ScanResult r = scanner.run(whole(t.version(), a));
+    assertThat(dml(r.events().get(0)).getCommitTimeMicros()).isGreaterThan(1_700_000_000_000_000L);
+  }
+
+  @Test
+  void aCancelledScanReturnsNothing() {
+    long[] ids = new long[3000];
+    for (int i = 0; i < ids.length; i++) {
+      ids[i] = i;
+    }
+    stores.insert(100, ids);
+    ScanTask task = whole(t.version(), stores.lastTs());
+    task.cancelled().set(true);
+    assertThat(scanner.run(task)).isNull();
+  }
+
+  private static List<String> kinds(ScanResult r) throws InvalidProtocolBufferException {
+    List<String> out = new ArrayList<>();
+    for (PendingEvent e : r.events()) {
+      switch (e.field()) {
+        case PendingEvent.DML -> out.add("DML@" + DmlBatch.parseFrom(e.payload()).getCommitTs());
+        case PendingEvent.DDL -> out.add("DDL@" + DdlEvent.parseFrom(e.payload()).getCommitTs());
+        default -> out.add("SYNC@" + SyncPoint.parseFrom(e.payload()).getTs());
+      }
+    }
+    return out;
+  }
+
+  private static DmlBatch dml(PendingEvent e) throws InvalidProtocolBufferException {
+    assertThat(e.field()).isEqualTo(PendingEvent.DML);
+    return DmlBatch.parseFrom(e.payload());
+  }
+}
