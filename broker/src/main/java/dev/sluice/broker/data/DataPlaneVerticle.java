@@ -139,6 +139,10 @@ public final class DataPlaneVerticle extends VerticleBase {
       s.resolvedSentTs = r.startTs();
       s.resolvedSentAtNanos = 0;
       s.sentBytes = 0;
+      if (s.earlyCreditEpoch == r.epoch()) {
+        setCredit(s, s.earlyCreditAvailable, s.earlyCreditReceived);
+      }
+      s.earlyCreditEpoch = -1;
       consider(s, currentTarget(), nanoClock.getAsLong());
     } else if (c instanceof DataPlaneCommand.Suspend su) {
       cancelRunning(s);
@@ -158,6 +162,10 @@ public final class DataPlaneVerticle extends VerticleBase {
       if (cr.epoch() == s.epoch && s.active) {
         setCredit(s, cr.availableBytes(), cr.receivedBytes());
         consider(s, currentTarget(), nanoClock.getAsLong());
+      } else if (cr.epoch() > s.epoch) {
+        s.earlyCreditEpoch = cr.epoch();
+        s.earlyCreditAvailable = cr.availableBytes();
+        s.earlyCreditReceived = cr.receivedBytes();
       }
     }
   }

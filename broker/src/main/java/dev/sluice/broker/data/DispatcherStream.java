@@ -38,6 +38,13 @@ final class DispatcherStream {
   /** Credit from the last report of this epoch; -1 = never reported: do not scan. */
   long creditAvailable = -1;
   long creditReceived;
+  /**
+   * A credit report for a later epoch than the current one: it raced ahead of the control plane's
+   * reset (credits come straight from the stream), and applies when that epoch starts.
+   */
+  long earlyCreditEpoch = -1;
+  long earlyCreditAvailable;
+  long earlyCreditReceived;
   /** The running scan, or null. */
   ScanTask running;
   /** Queued on the instance's waiting list (needs a scan, blocked on credit, room or a slot). */
