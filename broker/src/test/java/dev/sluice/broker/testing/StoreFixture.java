@@ -50,6 +50,11 @@ public final class StoreFixture implements AutoCloseable {
     return lastTs;
   }
 
+  /** The simulated upstream clock, micros since the epoch. */
+  public long timeMicros() {
+    return timeMicros;
+  }
+
   /** Simulated upstream commit time advance per commit, in micros (default 1 ms). */
   public void advanceTimeMicros(long micros) {
     timeMicros += micros;
