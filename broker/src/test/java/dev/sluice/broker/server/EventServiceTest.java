@@ -407,4 +407,21 @@ class EventServiceTest {
     }
     assertThat(rules.rows(ids.get(0)).size() + rules.rows(ids.get(1)).size()).isEqualTo(200);
   }
+
+  @Test
+  void lowerLimitsAppliedAtRuntimeTakeEffect() {
+    TestCollector c = collector();
+    c.hello("c1");
+    DispatcherId first = DispatcherId.random();
+    assertThat(c.ack(TestCollector.register(first, TableSpan.wholeTable(100), orders.version()).build()).getStatus())
+        .isEqualTo(AckStatus.ACK_STATUS_ACCEPTED);
+
+    service.updateLimits(service.limits().withMaxDispatchers(1));
+
+    ControlAck refused = c.ack(TestCollector.register(DispatcherId.random(), TableSpan.wholeTable(100),
+        orders.version()).build());
+    assertThat(refused.getCode()).isEqualTo(dev.sluice.api.error.ErrorCode.QUOTA_EXCEEDED.toWire());
+    assertThat(refused.getReason()).contains("maxDispatchers=1");
+    assertThat(service.limits().maxDispatchers()).isEqualTo(1);
+  }
 }

@@ -1,0 +1,46 @@
+package dev.sluice.broker.control;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.vertx.core.json.JsonObject;
+import org.junit.jupiter.api.Test;
+
+class EventServiceLimitsTest {
+
+  @Test
+  void aPatchChangesOnlyItsKeys() {
+    EventServiceLimits base = EventServiceLimits.defaults();
+    EventServiceLimits patched = base.patchedWith(new JsonObject().put("scanConcurrency", 3));
+    assertThat(patched.scanConcurrency()).isEqualTo(3);
+    assertThat(patched.withScanConcurrency(base.scanConcurrency())).isEqualTo(base);
+    assertThat(EventServiceLimits.defaults().patchedWith(patched.toJson())).isEqualTo(patched);
+  }
+
+  @Test
+  void anUnknownKeyIsRefusedByName() {
+    assertThatThrownBy(() -> EventServiceLimits.defaults().patchedWith(new JsonObject().put("scanSpeed", 1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("unknown limit 'scanSpeed'");
+  }
+
+  @Test
+  void outOfRangeValuesNameTheKeyAndTheValue() {
+    assertThatThrownBy(() -> EventServiceLimits.defaults().withScanConcurrency(0))
+        .hasMessage("scanConcurrency must be in [1, 1024], got 0");
+    assertThatThrownBy(() -> EventServiceLimits.defaults().withScanRateBytesPerSecond(10))
+        .hasMessage("scanRateBytesPerSecond must be >= 1024, got 10");
+    assertThatThrownBy(() -> EventServiceLimits.defaults().patchedWith(new JsonObject().put("maxDispatchers", -5)))
+        .hasMessage("maxDispatchers must be >= 1, got -5");
+    assertThatThrownBy(() -> EventServiceLimits.defaults().patchedWith(new JsonObject().put("scanConcurrency", "x")))
+        .hasMessageContaining("limits must be numbers");
+  }
+
+  @Test
+  void configRejectsAResolvedFlushSlowerThanTheProtocolAllows() {
+    EventServiceConfig d = EventServiceConfig.defaults();
+    assertThatThrownBy(() -> new EventServiceConfig(d.limits(), 2, d.maxMessageBytes(), java.time.Duration.ofMillis(60),
+        d.idleResolvedInterval(), d.tickInterval(), d.tombstoneTtl(), d.detachedHoldTtl(), d.gcInterval(),
+        d.gcRetention(), d.controlQueueMessages()))
+        .hasMessageContaining("resolvedFlushInterval must be <= 50 ms");
+  }
+}
