@@ -24,11 +24,13 @@ it: deps
 	$(MVN) -DskipTests install
 	$(MVN) verify -pl it
 
-## bench: benchmarks; writes docs/BENCHMARKS.md (and docs/benchmarks.json once the it/ harness exists)
-bench: deps build
-	@echo "no benchmark harness yet (issue #6)"
+## bench: end-to-end benchmarks (it/ harness); writes docs/BENCHMARKS.md and docs/benchmarks.json
+bench: deps
+	./scripts/bench.sh full
 
-bench-quick: bench
+## bench-quick: a reduced version of every figure, for regressions (under 10 minutes)
+bench-quick: deps
+	./scripts/bench.sh quick
 
 clean:
 	$(MVN) -q clean

@@ -9,8 +9,8 @@ import java.time.Duration;
  * @param limits                 initial runtime limits
  * @param dataPlaneInstances     data-plane verticles; dispatchers are hash-partitioned over them
  *                               (default {@value #DEFAULT_DATA_PLANE_INSTANCES})
- * @param maxMessageBytes        largest message accepted from a collector and the target size of
- *                               event batches sent (default {@value #DEFAULT_MAX_MESSAGE_BYTES})
+ * @param maxMessageBytes        largest message accepted from a collector (default
+ *                               {@value #DEFAULT_MAX_MESSAGE_BYTES})
  * @param resolvedFlushInterval  how often coalesced Resolved watermarks are flushed (default 50 ms)
  * @param idleResolvedInterval   how often an idle dispatcher gets a new watermark (default 250 ms)
  * @param tickInterval           data-plane scheduling tick (default 10 ms)

@@ -38,6 +38,11 @@ import org.slf4j.LoggerFactory;
 public final class DataPlaneVerticle extends VerticleBase {
 
   private static final Logger log = LoggerFactory.getLogger(DataPlaneVerticle.class);
+  /**
+   * Target size of one EventBatch message, and the largest fragment: under the 256 KiB default inbound
+   * limit of common gRPC clients (Vert.x), with room for the envelope.
+   */
+  static final int EVENT_BATCH_BYTES = 192 * 1024;
 
   private final int index;
   private final EventServiceConfig config;
@@ -270,7 +275,7 @@ public final class DataPlaneVerticle extends VerticleBase {
       park(s);
       return;
     }
-    int fragmentBytes = (int) Math.min(budget, config.maxMessageBytes() / 2);
+    int fragmentBytes = (int) Math.min(budget, EVENT_BATCH_BYTES - 1024);
     ScanTask task = ScanTask.between(s, target, budget, fragmentBytes);
     s.running = task;
     metrics.scansStarted.increment();
@@ -313,7 +318,7 @@ public final class DataPlaneVerticle extends VerticleBase {
   /** Numbers the result's events, sends them in batches, then the watermark when the range is done. */
   private void send(DispatcherStream s, ScanTask task, ScanResult result) {
     List<PendingEvent> events = result.events();
-    int batchLimit = config.maxMessageBytes() / 2;
+    int batchLimit = EVENT_BATCH_BYTES;
     List<byte[]> batches = new ArrayList<>(1);
     long used = 0;
     int i = 0;
@@ -325,7 +330,7 @@ public final class DataPlaneVerticle extends VerticleBase {
         creditBytes += WireEncoder.dataEventSize(s.seq + 1 + (i - start), e);
         countSent(e);
         i++;
-      } while (i < events.size() && creditBytes < batchLimit);
+      } while (i < events.size() && creditBytes + events.get(i).payload().length + 16 <= batchLimit);
       byte[] encoded = WireEncoder.eventBatch(s.id(), s.epoch, events, start, i, s.seq + 1);
       batches.add(encoded);
       used += encoded.length;

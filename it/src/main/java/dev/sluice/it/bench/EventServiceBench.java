@@ -1,0 +1,242 @@
+package dev.sluice.it.bench;
+
+import dev.sluice.api.DispatcherId;
+import dev.sluice.api.TableSpan;
+import dev.sluice.it.ChildJvm;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The event service's figures (issue #4): fan-out throughput to 1, 100 and 10,000 dispatchers,
+ * control-plane latency while the data plane is saturated, and heap per idle dispatcher with
+ * watermark freshness at 100,000 idle dispatchers. The broker runs in its own JVM
+ * ({@link BenchBroker}, real stores preloaded with synthetic rows of ~100 bytes) and the collectors in
+ * this one, over loopback gRPC; both share the machine's cores, as in production on one host.
+ */
+final class EventServiceBench {
+
+  private static final int ROW_BYTES = 100;
+  private static final int TXN_ROWS = 100;
+
+  private final Path work;
+  private final Path logs;
+  private final boolean quick;
+
+  EventServiceBench(Path work, Path logs, boolean quick) {
+    this.work = work;
+    this.logs = logs;
+    this.quick = quick;
+  }
+
+  /** Rows/s delivered when {@code dispatchers} catch up on {@code tables} preloaded tables at once. */
+  Figure fanOut(int dispatchers, int tables, int rowsPerTable, int runs) throws Exception {
+    List<Double> rates = new ArrayList<>();
+    Path dir = Files.createTempDirectory(work, "fanout");
+    try (ChildJvm b = ChildJvm.start("fanout-" + dispatchers, BenchBroker.class, List.of("-Xmx4g"),
+        List.of(dir.toString(), Integer.toString(tables), Integer.toString(rowsPerTable), Integer.toString(ROW_BYTES),
+            Integer.toString(TXN_ROWS)), logs)) {
+      String[] ready = b.awaitLine("READY ", Duration.ofMinutes(10)).split(" ");
+      int port = Integer.parseInt(ready[0]);
+      long startTs = 16L * tables; // after every CREATE, before every row
+      for (int run = 0; run < runs; run++) {
+        Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
+        int collectors = Math.min(4, dispatchers);
+        List<BenchCollector> cs = new ArrayList<>();
+        try {
+          for (int i = 0; i < collectors; i++) {
+            cs.add(new BenchCollector(vertx, port, "fanout-" + run + "-" + i, true));
+          }
+          long expected = (long) dispatchers * rowsPerTable;
+          long t0 = System.nanoTime();
+          for (int d = 0; d < dispatchers; d++) {
+            cs.get(d % collectors).subscribe(DispatcherId.random(), TableSpan.wholeTable(1 + d % tables), startTs);
+          }
+          long deadline = t0 + TimeUnit.MINUTES.toNanos(quick ? 3 : 10);
+          while (total(cs) < expected) {
+            if (System.nanoTime() > deadline) {
+              throw new IllegalStateException("fan-out to " + dispatchers + " delivered " + total(cs) + " of "
+                  + expected + " rows before the deadline; see " + b.log());
+            }
+            pause(20);
+          }
+          double seconds = (System.nanoTime() - t0) / 1e9;
+          rates.add(expected / seconds);
+          System.out.printf("fan-out %d dispatchers run %d: %,.0f rows/s (%,d rows in %.2f s)%n", dispatchers, run,
+              expected / seconds, expected, seconds);
+        } finally {
+          cs.forEach(BenchCollector::close);
+          vertx.close().await(30, TimeUnit.SECONDS);
+        }
+      }
+    }
+    String id = "fanout_rows_per_s_" + dispatchers;
+    double target = dispatchers == 100 ? 500_000 : Double.NaN;
+    return new Figure(id, "rows/s delivered to " + String.format("%,d", dispatchers) + " dispatchers", Stats.median(rates),
+        "rows/s", target, true, Double.NaN, runs, String.format("%,d tables x %,d rows of ~%d B, %d-row txns, each "
+            + "dispatcher a whole table from its start, %d collectors parsing every message",
+            tables, rowsPerTable, ROW_BYTES, TXN_ROWS, Math.min(4, dispatchers)));
+  }
+
+  private static long total(List<BenchCollector> cs) {
+    long t = 0;
+    for (BenchCollector c : cs) {
+      t += c.totalRows.get();
+    }
+    return t;
+  }
+
+  /**
+   * Register->Ready and reset->Handshake latency of a probe collector while {@code loadDispatchers}
+   * catch up from an old checkpoint.
+   */
+  List<Figure> controlPlaneLatency(int loadDispatchers, int tables, int rowsPerTable, int probes) throws Exception {
+    Path dir = Files.createTempDirectory(work, "control");
+    long[] ready = new long[probes];
+    long[] handshake = new long[probes];
+    try (ChildJvm b = ChildJvm.start("control", BenchBroker.class, List.of("-Xmx4g"),
+        List.of(dir.toString(), Integer.toString(tables), Integer.toString(rowsPerTable), Integer.toString(ROW_BYTES),
+            Integer.toString(TXN_ROWS)), logs)) {
+      int port = Integer.parseInt(b.awaitLine("READY ", Duration.ofMinutes(10)).split(" ")[0]);
+      long startTs = 16L * tables;
+      Vertx loadVertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
+      Vertx probeVertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
+      List<BenchCollector> load = new ArrayList<>();
+      try {
+        for (int i = 0; i < 4; i++) {
+          load.add(new BenchCollector(loadVertx, port, "load-" + i, true));
+        }
+        for (int d = 0; d < loadDispatchers; d++) {
+          load.get(d % 4).subscribe(DispatcherId.random(), TableSpan.wholeTable(1 + d % tables), startTs);
+        }
+        long expected = (long) loadDispatchers * rowsPerTable;
+        // wait until the data plane is busy delivering
+        while (total(load) < expected / 50) {
+          pause(20);
+        }
+        long rowsAtStart = total(load);
+        BenchCollector probe = new BenchCollector(probeVertx, port, "probe", false);
+        for (int i = 0; i < probes; i++) {
+          DispatcherId id = DispatcherId.random();
+          probe.subscribe(id, TableSpan.wholeTable(1), startTs);
+          BenchCollector.Stream s;
+          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+          do {
+            pause(1);
+            s = probe.snapshot(id);
+          } while ((s.readyNanos == 0 || s.handshakeNanos == 0) && System.nanoTime() < deadline);
+          if (s.readyNanos == 0 || s.handshakeNanos == 0) {
+            throw new IllegalStateException("probe " + i + " got no Ready/Handshake within 30 s; see " + b.log());
+          }
+          ready[i] = s.readyNanos - s.registerSentNanos;
+          handshake[i] = s.handshakeNanos - s.resetSentNanos;
+        }
+        long rowsDuring = total(load) - rowsAtStart;
+        boolean saturated = total(load) < expected;
+        probe.close();
+        System.out.printf("control plane: %d probes while %,d rows were delivered (still catching up: %s)%n", probes,
+            rowsDuring, saturated);
+      } finally {
+        load.forEach(BenchCollector::close);
+        loadVertx.close().await(30, TimeUnit.SECONDS);
+        probeVertx.close().await(30, TimeUnit.SECONDS);
+      }
+    }
+    String how = String.format("%d sequential register+reset probes while %,d dispatchers catch up on %,d tables x "
+        + "%,d rows; time from sending the request to receiving the message", probes, loadDispatchers, tables,
+        rowsPerTable);
+    return List.of(
+        new Figure("control_plane_ready_p50_ms", "register -> Ready p50 under load", Stats.percentileNanosToMs(ready, 50),
+            "ms", Double.NaN, false, Double.NaN, 1, how),
+        new Figure("control_plane_ready_p99_ms", "register -> Ready p99 under load", Stats.percentileNanosToMs(ready, 99),
+            "ms", 20, false, Double.NaN, 1, how),
+        new Figure("control_plane_handshake_p50_ms", "reset -> Handshake p50 under load",
+            Stats.percentileNanosToMs(handshake, 50), "ms", Double.NaN, false, Double.NaN, 1, how),
+        new Figure("control_plane_p99_ms", "reset -> Handshake p99 under load", Stats.percentileNanosToMs(handshake, 99),
+            "ms", 20, false, Double.NaN, 1, how));
+  }
+
+  /** Heap per idle dispatcher and the largest watermark gap with {@code dispatchers} idle ones. */
+  List<Figure> idleScale(int dispatchers, int tables) throws Exception {
+    Path dir = Files.createTempDirectory(work, "idle");
+    double perDispatcher;
+    double maxGapMs;
+    try (ChildJvm b = ChildJvm.start("idle", BenchBroker.class, List.of("-Xmx4g"),
+        List.of(dir.toString(), Integer.toString(tables), "0", Integer.toString(ROW_BYTES), Integer.toString(TXN_ROWS)),
+        logs)) {
+      int port = Integer.parseInt(b.awaitLine("READY ", Duration.ofMinutes(5)).split(" ")[0]);
+      long startTs = 16L * tables;
+      Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
+      int collectors = 10;
+      List<BenchCollector> cs = new ArrayList<>();
+      try {
+        for (int i = 0; i < collectors; i++) {
+          cs.add(new BenchCollector(vertx, port, "idle-" + i, false));
+        }
+        // establish the streams, then take the baseline
+        b.command("HEAP");
+        long before = Long.parseLong(b.awaitLine("HEAP ", Duration.ofMinutes(1)));
+        for (int d = 0; d < dispatchers; d++) {
+          cs.get(d % collectors).subscribe(DispatcherId.random(), TableSpan.wholeTable(1 + d % tables), startTs);
+        }
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        while (handshakes(cs) < dispatchers) {
+          if (System.nanoTime() > deadline) {
+            throw new IllegalStateException(handshakes(cs) + " of " + dispatchers + " handshakes; see " + b.log());
+          }
+          pause(50);
+        }
+        // let every dispatcher get watermarks, then measure freshness over a window
+        pause(2000);
+        for (BenchCollector c : cs) {
+          c.watermarkSummary();
+        }
+        pause(quick ? 3000 : 10_000);
+        long gap = 0;
+        for (BenchCollector c : cs) {
+          gap = Math.max(gap, c.watermarkSummary()[1]);
+        }
+        maxGapMs = gap / 1e6;
+        b.command("HEAP");
+        long after = Long.parseLong(b.awaitLine("HEAP ", Duration.ofMinutes(1)));
+        perDispatcher = (after - before) / (double) dispatchers;
+        System.out.printf("idle scale: %,d dispatchers, heap %,d -> %,d bytes (%.0f B each), max watermark gap %.0f ms%n",
+            dispatchers, before, after, perDispatcher, maxGapMs);
+      } finally {
+        cs.forEach(BenchCollector::close);
+        vertx.close().await(60, TimeUnit.SECONDS);
+      }
+    }
+    String how = String.format("%,d registered, handshaked, idle dispatchers over %d collectors and %d tables; broker "
+        + "heap used after System.gc() minus the same before registering, divided by the count", dispatchers,
+        10, tables);
+    return List.of(
+        new Figure("idle_heap_bytes_per_dispatcher", "broker heap per idle dispatcher", perDispatcher, "bytes", 2048,
+            false, Double.NaN, 1, how),
+        new Figure("idle_max_resolved_gap_ms", "largest gap between watermarks of an idle dispatcher", maxGapMs, "ms",
+            1000, false, Double.NaN, 1, "over a " + (quick ? 3 : 10) + " s window after all were streaming"));
+  }
+
+  private static long handshakes(List<BenchCollector> cs) {
+    long n = 0;
+    for (BenchCollector c : cs) {
+      n += c.handshakes.get();
+    }
+    return n;
+  }
+
+  private static void pause(long ms) {
+    // a poll interval of the harness, not a wait for a condition: every caller loops on its condition
+    try {
+      Thread.sleep(ms);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
