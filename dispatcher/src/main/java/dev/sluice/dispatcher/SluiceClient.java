@@ -7,6 +7,7 @@ import dev.sluice.dispatcher.collector.Collector;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -80,6 +81,11 @@ public final class SluiceClient implements AutoCloseable {
   /** "brokerId@host:port" of the broker the stream is welcomed by, or null while disconnected. */
   public String connectedBroker() {
     return collector.connectedBroker();
+  }
+
+  /** The brokers this client may fail over to: the configured ones and those learned from GetTopology. */
+  public List<BrokerAddress> knownBrokers() {
+    return collector.knownMembers();
   }
 
   /** Removes every subscription (REMOVE), closes the stream, and the Vert.x instance when the client owns it. */

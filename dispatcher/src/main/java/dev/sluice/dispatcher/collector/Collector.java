@@ -600,8 +600,8 @@ public final class Collector {
     return sum;
   }
 
-  /** Members known for failover (configured and learned), for tests and status. */
-  List<BrokerAddress> knownMembers() {
+  /** Members known for failover (configured and learned from GetTopology). */
+  public List<BrokerAddress> knownMembers() {
     return failover.members();
   }
 

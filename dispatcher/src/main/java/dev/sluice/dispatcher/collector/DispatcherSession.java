@@ -167,7 +167,7 @@ final class DispatcherSession {
 
   void onProceed(long generation) {
     if (generation == timerGeneration) {
-      fire(DispatcherInput.PROCEED, "proceed", null);
+      fire(DispatcherInput.PROCEED, "start", null);   // the first reset after Ready, or a retry
     }
   }
 
