@@ -53,23 +53,25 @@ import java.util.function.Predicate;
  * requested start ts, with {@link #tableInfo}), REMOVE with ACCEPTED, and every HeartbeatBatch with an
  * empty HeartbeatResponse; each of these can be switched off to script it by hand.
  */
-final class ScriptedBroker implements AutoCloseable {
+public final class ScriptedBroker implements AutoCloseable {
 
-  final String brokerId;
-  volatile long incarnation;
-  volatile TableInfo tableInfo;
-  volatile Set<String> features = ProtocolInfo.BROKER_FEATURES;
-  volatile boolean autoControl = true;
-  volatile boolean answerHeartbeats = true;
-  volatile boolean welcome = true;
-  final List<String> extraMembers = new CopyOnWriteArrayList<>();
-  final Map<String, TableEntry> tables = new ConcurrentHashMap<>();
+  public final String brokerId;
+  public volatile long incarnation;
+  public volatile TableInfo tableInfo;
+  public volatile Set<String> features = ProtocolInfo.BROKER_FEATURES;
+  public volatile boolean autoControl = true;
+  public volatile boolean answerHeartbeats = true;
+  public volatile boolean welcome = true;
+  /** The at_ts ListTables answers with. */
+  public volatile long listAtTs;
+  public final List<String> extraMembers = new CopyOnWriteArrayList<>();
+  public final Map<String, TableEntry> tables = new ConcurrentHashMap<>();
   /** Every message received, all connections, in arrival order. */
-  final List<CollectorMessage> received = new CopyOnWriteArrayList<>();
+  public final List<CollectorMessage> received = new CopyOnWriteArrayList<>();
   /** Arrival time (nanos) of each heartbeat batch and credit report. */
-  final List<Long> heartbeatNanos = new CopyOnWriteArrayList<>();
-  final List<Long> creditNanos = new CopyOnWriteArrayList<>();
-  final List<Long> helloNanos = new CopyOnWriteArrayList<>();
+  public final List<Long> heartbeatNanos = new CopyOnWriteArrayList<>();
+  public final List<Long> creditNanos = new CopyOnWriteArrayList<>();
+  public final List<Long> helloNanos = new CopyOnWriteArrayList<>();
 
   private final Vertx vertx;
   private HttpServer server;
@@ -77,14 +79,14 @@ final class ScriptedBroker implements AutoCloseable {
   private volatile WriteStream<BrokerMessage> current;
   private final List<WriteStream<BrokerMessage>> streams = new CopyOnWriteArrayList<>();
 
-  ScriptedBroker(Vertx vertx, String brokerId, long incarnation, TableInfo tableInfo) {
+  public ScriptedBroker(Vertx vertx, String brokerId, long incarnation, TableInfo tableInfo) {
     this.vertx = vertx;
     this.brokerId = brokerId;
     this.incarnation = incarnation;
     this.tableInfo = tableInfo;
   }
 
-  ScriptedBroker start() throws Exception {
+  public ScriptedBroker start() throws Exception {
     GrpcServer grpc = GrpcServer.server(vertx);
     grpc.addService(new EventServiceGrpcService() {
       @Override
@@ -117,7 +119,7 @@ final class ScriptedBroker implements AutoCloseable {
 
       @Override
       public Future<TableList> listTables(ListTablesRequest request) {
-        return Future.succeededFuture(TableList.newBuilder().addAllTables(tables.values()).setAtTs(request.getAtTs()).build());
+        return Future.succeededFuture(TableList.newBuilder().addAllTables(tables.values()).setAtTs(listAtTs).build());
       }
     });
     server = vertx.createHttpServer(new HttpServerOptions().setHost("127.0.0.1").setPort(0))
@@ -125,11 +127,11 @@ final class ScriptedBroker implements AutoCloseable {
     return this;
   }
 
-  String address() {
+  public String address() {
     return "127.0.0.1:" + server.actualPort();
   }
 
-  int port() {
+  public int port() {
     return server.actualPort();
   }
 
@@ -172,33 +174,42 @@ final class ScriptedBroker implements AutoCloseable {
     }
   }
 
-  BrokerMessage handshake(DispatcherRequest r) {
+  public BrokerMessage handshake(DispatcherRequest r) {
     Handshake.Builder h = Handshake.newBuilder().setDispatcherId(r.getDispatcherId()).setEpoch(r.getEpoch())
-        .setSeq(1).setStartTs(r.getStartTs()).setTableInfo(tableInfo);
+        .setSeq(1).setStartTs(r.getStartTs()).setTableInfo(infoFor(r.getSpan().getTableId()));
     if (r.hasResumeCursor()) {
       h.setResumeCursor(r.getResumeCursor());
     }
     return BrokerMessage.newBuilder().setHandshake(h).build();
   }
 
-  static BrokerMessage ack(DispatcherRequest r, AckStatus status) {
+  private TableInfo infoFor(long tableId) {
+    for (TableEntry e : tables.values()) {
+      if (e.getTableInfo().getTableId() == tableId) {
+        return e.getTableInfo();
+      }
+    }
+    return tableInfo;
+  }
+
+  public static BrokerMessage ack(DispatcherRequest r, AckStatus status) {
     return BrokerMessage.newBuilder().setControlAck(ControlAck.newBuilder().setDispatcherId(r.getDispatcherId())
         .setAction(r.getAction()).setEpoch(r.getEpoch()).setStatus(status)).build();
   }
 
   /** Writes {@code msg} on the newest stream, on the server's context. */
-  void send(BrokerMessage msg) {
+  public void send(BrokerMessage msg) {
     WriteStream<BrokerMessage> out = current;
     serverContext.runOnContext(v -> out.write(msg));
   }
 
-  void sendAll(List<BrokerMessage> msgs) {
+  public void sendAll(List<BrokerMessage> msgs) {
     WriteStream<BrokerMessage> out = current;
     serverContext.runOnContext(v -> msgs.forEach(out::write));
   }
 
   /** Sends a StreamError and ends the stream, as PROTOCOL.md says a broker does. */
-  void streamError(dev.sluice.api.v1.ErrorCode code, String detail, boolean retryable) {
+  public void streamError(dev.sluice.api.v1.ErrorCode code, String detail, boolean retryable) {
     WriteStream<BrokerMessage> out = current;
     serverContext.runOnContext(v -> {
       out.write(BrokerMessage.newBuilder().setStreamError(StreamError.newBuilder().setCode(code).setDetail(detail)
@@ -208,7 +219,7 @@ final class ScriptedBroker implements AutoCloseable {
   }
 
   /** Ends every open stream (the broker "restarts" when the incarnation is changed too). */
-  void endStreams() {
+  public void endStreams() {
     Context ctx = serverContext;
     if (ctx != null) {
       ctx.runOnContext(v -> streams.forEach(s -> s.end().onFailure(e -> { })));
@@ -216,7 +227,7 @@ final class ScriptedBroker implements AutoCloseable {
   }
 
   /** Dispatcher requests received so far matching {@code action}, in order. */
-  List<DispatcherRequest> requests(DispatcherAction action) {
+  public List<DispatcherRequest> requests(DispatcherAction action) {
     List<DispatcherRequest> out = new ArrayList<>();
     for (CollectorMessage m : received) {
       if (m.hasDispatcherRequest() && m.getDispatcherRequest().getAction() == action) {
@@ -226,16 +237,16 @@ final class ScriptedBroker implements AutoCloseable {
     return out;
   }
 
-  List<CollectorMessage> messages(Predicate<CollectorMessage> p) {
+  public List<CollectorMessage> messages(Predicate<CollectorMessage> p) {
     return received.stream().filter(p).toList();
   }
 
-  DispatcherRequest lastRequest(DispatcherAction action) {
+  public DispatcherRequest lastRequest(DispatcherAction action) {
     List<DispatcherRequest> rs = requests(action);
     return rs.isEmpty() ? null : rs.get(rs.size() - 1);
   }
 
-  static DispatcherId id(DispatcherRequest r) {
+  public static DispatcherId id(DispatcherRequest r) {
     return DispatcherId.fromProto(r.getDispatcherId());
   }
 

@@ -20,49 +20,49 @@ import dev.sluice.api.v1.ValueKind;
 import java.util.List;
 
 /** Builders for the broker messages the collector tests push. */
-final class TestEvents {
+public final class TestEvents {
 
-  static final TableInfo ORDERS = TableInfo.newBuilder().setTableId(16384).setSchemaName("public")
+  public static final TableInfo ORDERS = TableInfo.newBuilder().setTableId(16384).setSchemaName("public")
       .setTableName("orders").setVersion(1)
       .addColumns(ColumnInfo.newBuilder().setName("id").setSourceType("bigint").setKind(ValueKind.VALUE_KIND_INT64))
       .addColumns(ColumnInfo.newBuilder().setName("note").setSourceType("text").setKind(ValueKind.VALUE_KIND_STRING)
           .setNullable(true))
       .addPrimaryKey("id").build();
-  static final TableSpan SPAN = TableSpan.wholeTable(16384);
+  public static final TableSpan SPAN = TableSpan.wholeTable(16384);
 
   private TestEvents() {}
 
-  static RowChange insert(long rowSeq, long id, String note) {
+  public static RowChange insert(long rowSeq, long id, String note) {
     return RowChange.newBuilder().setOp(RowOp.ROW_OP_INSERT).setRowSeq(rowSeq)
         .addAfter(Value.newBuilder().setInt64Value(id)).addAfter(Value.newBuilder().setStringValue(note)).build();
   }
 
-  static DataEvent dml(long seq, long commitTs, RowChange... rows) {
+  public static DataEvent dml(long seq, long commitTs, RowChange... rows) {
     return DataEvent.newBuilder().setSeq(seq).setDml(DmlBatch.newBuilder().setCommitTs(commitTs)
         .setLastFragment(true).addAllRows(List.of(rows))).build();
   }
 
-  static DataEvent fragment(long seq, long commitTs, int index, boolean last, RowChange... rows) {
+  public static DataEvent fragment(long seq, long commitTs, int index, boolean last, RowChange... rows) {
     return DataEvent.newBuilder().setSeq(seq).setDml(DmlBatch.newBuilder().setCommitTs(commitTs)
         .setFragmentIndex(index).setLastFragment(last).addAllRows(List.of(rows))).build();
   }
 
   /** One single-row transaction at {@code commitTs} with seq {@code seq}. */
-  static DataEvent txn(long seq, long commitTs) {
+  public static DataEvent txn(long seq, long commitTs) {
     return dml(seq, commitTs, insert(0, commitTs, "n" + commitTs));
   }
 
-  static BrokerMessage batch(DispatcherId id, long epoch, DataEvent... events) {
+  public static BrokerMessage batch(DispatcherId id, long epoch, DataEvent... events) {
     return BrokerMessage.newBuilder().setEventBatch(EventBatch.newBuilder().setDispatcherId(id.toProto())
         .setEpoch(epoch).addAllEvents(List.of(events))).build();
   }
 
-  static BrokerMessage resolved(DispatcherId id, long epoch, long ts, long lastSeq) {
+  public static BrokerMessage resolved(DispatcherId id, long epoch, long ts, long lastSeq) {
     return BrokerMessage.newBuilder().setResolvedBatch(ResolvedBatch.newBuilder().addResolved(Resolved.newBuilder()
         .setDispatcherId(id.toProto()).setEpoch(epoch).setTs(ts).setLastSeq(lastSeq))).build();
   }
 
-  static BrokerMessage removedStatus(DispatcherId id, long epoch) {
+  public static BrokerMessage removedStatus(DispatcherId id, long epoch) {
     return BrokerMessage.newBuilder().setHeartbeatResponse(HeartbeatResponse.newBuilder().addStatuses(
         DispatcherStatus.newBuilder().setDispatcherId(id.toProto()).setEpoch(epoch)
             .setState(DispatcherStatusState.DISPATCHER_STATUS_STATE_REMOVED))).build();
