@@ -101,6 +101,8 @@ final class DispatcherSession {
   private long timerGeneration;
   private int retryAttempt;
   private SluiceException pendingError;
+  private boolean registeredBefore;
+  private String nextResetReason = "start";
 
   DispatcherSession(DispatcherId id, Subscription subscription, TableSpan span, String changefeedId,
       DeliveryQueue queue, long maxTransactionBytes, Link link) {
@@ -339,7 +341,7 @@ final class DispatcherSession {
     }
     for (DispatcherEffect effect : t.effects()) {
       switch (effect) {
-        case SEND_REGISTER -> sendRegister();
+        case SEND_REGISTER -> sendRegister(reason);
         case SEND_RESET -> sendReset(reason);
         case SEND_REMOVE -> sendRemove();
         case DELIVER -> {
@@ -364,7 +366,11 @@ final class DispatcherSession {
     }
   }
 
-  private void sendRegister() {
+  private void sendRegister(String reason) {
+    if (registeredBefore && !"proceed".equals(reason) && !"start".equals(reason)) {
+      nextResetReason = reason;   // the RESET after this re-registration is counted under its cause
+    }
+    registeredBefore = true;
     timerGeneration++;
     lastSeq = 0;
     assembler.clear();
@@ -374,7 +380,9 @@ final class DispatcherSession {
     link.send(request(DispatcherAction.DISPATCHER_ACTION_REGISTER, 0, from.ts(), null));
   }
 
-  private void sendReset(String reason) {
+  private void sendReset(String input) {
+    String reason = "start".equals(input) ? nextResetReason : input;
+    nextResetReason = "start";
     epoch = Math.addExact(epoch, 1);          // bump first: anything of the old epoch is stale from now on
     lastSeq = 0;
     assembler.clear();

@@ -122,6 +122,29 @@ class CollectorTest {
     assertThat(h.state()).isEqualTo(DispatcherState.STREAMING);
     assertThat(h.stats().eventsReceived()).isEqualTo(2);
     assertThat(registry.get("sluice.dispatcher.events.received").counter().count()).isEqualTo(2);
+    assertThat(registry.get("sluice.dispatcher.state").tag("state", "streaming").gauge().value()).isEqualTo(1);
+    assertThat(registry.get("sluice.dispatcher.state").tag("state", "registering").gauge().value()).isZero();
+  }
+
+  @Test
+  void aThrowingListenerEndsItsSubscriptionWithATypedErrorAndARemove() throws Exception {
+    RecordingListener listener = new RecordingListener() {
+      @Override
+      public void onTransaction(Transaction transaction) {
+        throw new IllegalStateException("boom at " + transaction.commitTs());
+      }
+    };
+    SubscriptionHandle h = streaming(listener);
+    broker.send(batch(h.dispatcherId(), 1, txn(2, 101)));
+
+    await().until(() -> !listener.errors.isEmpty());
+    assertThat(listener.errors).singleElement().isInstanceOfSatisfying(dev.sluice.dispatcher.ListenerFailedException.class,
+        e -> {
+          assertThat(e.commitTs()).isEqualTo(101);
+          assertThat(e.getCause()).hasMessage("boom at 101");
+        });
+    await().until(() -> broker.lastRequest(DispatcherAction.DISPATCHER_ACTION_REMOVE) != null);
+    assertThat(h.state()).isEqualTo(DispatcherState.REMOVED);
   }
 
   @Test

@@ -11,7 +11,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /** Records every call; optionally acknowledges each transaction, or blocks until released. */
-public final class RecordingListener implements ChangeListener {
+public class RecordingListener implements ChangeListener {
 
   final List<Transaction> transactions = new CopyOnWriteArrayList<>();
   final List<DdlChange> ddls = new CopyOnWriteArrayList<>();
