@@ -1,12 +1,10 @@
 package dev.sluice.dispatcher.collector;
 
 import dev.sluice.api.DispatcherId;
-import dev.sluice.api.ProtocolInfo;
 import dev.sluice.api.TableSpan;
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
 import dev.sluice.api.v1.BrokerMessage;
-import dev.sluice.api.v1.ChangefeedCredit;
 import dev.sluice.api.v1.CollectorMessage;
 import dev.sluice.api.v1.ControlAck;
 import dev.sluice.api.v1.CreditReport;
@@ -16,11 +14,8 @@ import dev.sluice.api.v1.DispatcherRequest;
 import dev.sluice.api.v1.DispatcherStatus;
 import dev.sluice.api.v1.DispatcherStatusState;
 import dev.sluice.api.v1.EventServiceGrpcClient;
-import dev.sluice.api.v1.HeartbeatBatch;
 import dev.sluice.api.v1.Hello;
 import dev.sluice.api.v1.ListTablesRequest;
-import dev.sluice.api.v1.Member;
-import dev.sluice.api.v1.MemberState;
 import dev.sluice.api.v1.Resolved;
 import dev.sluice.api.v1.StreamError;
 import dev.sluice.api.v1.TableInfo;
@@ -46,15 +41,12 @@ import io.vertx.core.Promise;
 import io.vertx.core.Vertx;
 import io.vertx.core.http.HttpClientOptions;
 import io.vertx.core.http.HttpVersion;
-import io.vertx.core.net.SocketAddress;
 import io.vertx.grpc.client.GrpcClient;
 import io.vertx.grpc.client.GrpcClientOptions;
-import io.vertx.grpc.client.InvalidStatusException;
 import io.vertx.grpc.common.GrpcStatus;
 import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -90,10 +82,6 @@ import org.slf4j.LoggerFactory;
 public final class Collector {
 
   private static final Logger LOG = LoggerFactory.getLogger(Collector.class);
-  private static final List<String> REQUIRED_FEATURES =
-      List.of(ProtocolInfo.FEATURE_CREDITS, ProtocolInfo.FEATURE_RESOLVED_BATCH);
-  private static final List<String> OPTIONAL_FEATURES = List.of(ProtocolInfo.FEATURE_FRAGMENTED_TXN,
-      ProtocolInfo.FEATURE_RESUME_CURSOR, ProtocolInfo.FEATURE_SYNC_POINT, ProtocolInfo.FEATURE_EVENT_FILTER);
 
   private final Vertx vertx;
   private final Context context;
@@ -102,7 +90,7 @@ public final class Collector {
   private final Failover failover;
   private final CollectorMetrics metrics;
   private final ExecutorService listenerExecutor;
-  private final Map<DispatcherId, DispatcherSession> sessions = new LinkedHashMap<>();
+  private final Map<DispatcherId, DispatcherSession> sessions = new ConcurrentHashMap<>();   // gauges read it off the loop
   private final DispatcherSession.Link link = new SessionLink();
 
   private BrokerStream stream;
@@ -136,7 +124,7 @@ public final class Collector {
       t.setDaemon(true);
       return t;
     });
-    this.metrics = new CollectorMetrics(registry, config.collectorId(), o -> checkpointLag(), o -> heldBytes(), this);
+    this.metrics = new CollectorMetrics(registry, config.collectorId(), () -> List.copyOf(sessions.values()));
   }
 
   /** Starts connecting; returns at once. */
@@ -244,8 +232,7 @@ public final class Collector {
     changefeedReceivedOnStream.clear();
     LOG.atInfo().addKeyValue("collectorId", config.collectorId()).addKeyValue("broker", address)
         .log("opening Connect stream");
-    s.open(grpc, Hello.newBuilder().setCollectorId(config.collectorId()).setProtocolVersion(ProtocolInfo.VERSION)
-        .addAllRequiredFeatures(REQUIRED_FEATURES).addAllOptionalFeatures(OPTIONAL_FEATURES).build());
+    s.open(grpc, FeatureNegotiation.hello(config.collectorId()));
     welcomeTimer = vertx.setTimer(config.connectTimeout().toMillis(), id -> {
       if (stream == s && !welcomed) {
         s.close(new TimeoutException("no Welcome from " + address + " within " + config.connectTimeout()));
@@ -325,20 +312,14 @@ public final class Collector {
     if (s == null || welcomed) {
       return;
     }
-    if (w.getProtocolVersion() != ProtocolInfo.VERSION) {
-      fail(new BrokerRefusedException(ErrorCode.UNSUPPORTED_FEATURE, s.address().toString(),
-          "protocol version " + w.getProtocolVersion() + ", this client speaks " + ProtocolInfo.VERSION));
-      return;
-    }
-    Set<String> granted = new HashSet<>(w.getFeaturesList());
-    if (!granted.containsAll(REQUIRED_FEATURES)) {
-      fail(new BrokerRefusedException(ErrorCode.UNSUPPORTED_FEATURE, s.address().toString(),
-          "Welcome lacks required features " + REQUIRED_FEATURES + " (granted " + granted + ")"));
+    BrokerRefusedException refusal = FeatureNegotiation.refusal(w, s.address().toString());
+    if (refusal != null) {
+      fail(refusal);
       return;
     }
     vertx.cancelTimer(welcomeTimer);
     welcomed = true;
-    features = Set.copyOf(granted);
+    features = Set.copyOf(w.getFeaturesList());
     failover.welcomed();
     lastHeartbeatResponseNanos = System.nanoTime();
     boolean restarted = w.getBrokerId().equals(brokerId) && w.getIncarnation() != incarnation;
@@ -437,13 +418,7 @@ public final class Collector {
           + config.heartbeatTimeoutIntervals() + " heartbeat intervals"));
       return;
     }
-    HeartbeatBatch.Builder batch = HeartbeatBatch.newBuilder();
-    for (DispatcherSession d : sessions.values()) {
-      if (d.isLive()) {
-        batch.addHeartbeats(d.heartbeat());
-      }
-    }
-    s.sendReport(CollectorMessage.newBuilder().setHeartbeatBatch(batch).build());
+    s.sendReport(CollectorMessage.newBuilder().setHeartbeatBatch(Reports.heartbeats(sessions.values())).build());
   }
 
   private void onCreditTimer() {
@@ -451,20 +426,10 @@ public final class Collector {
     if (s == null || !welcomed) {
       return;
     }
-    CreditReport.Builder report = CreditReport.newBuilder();
-    Map<String, Long> heldPerChangefeed = new LinkedHashMap<>();
-    for (DispatcherSession d : sessions.values()) {
-      if (d.isLive()) {
-        report.addDispatchers(d.credit());
-        heldPerChangefeed.merge(d.changefeedId(), d.heldBytes(), Long::sum);
-      }
-    }
+    CreditReport report = Reports.credits(sessions.values(), config.changefeedQueueBytes(), changefeedReceivedOnStream);
     if (report.getDispatchersCount() == 0) {
       return;
     }
-    heldPerChangefeed.forEach((cf, held) -> report.addChangefeeds(ChangefeedCredit.newBuilder().setChangefeedId(cf)
-        .setAvailableBytes(Math.max(0, config.changefeedQueueBytes() - held))
-        .setReceivedBytes(changefeedReceivedOnStream.getOrDefault(cf, 0L))));
     s.sendReport(CollectorMessage.newBuilder().setCreditReport(report).build());
   }
 
@@ -497,7 +462,7 @@ public final class Collector {
           activate(session);
         })
         .onFailure(err -> {
-          GrpcStatus status = grpcStatus(err);
+          GrpcStatus status = BrokerCalls.grpcStatus(err);
           if (status == GrpcStatus.NOT_FOUND || status == GrpcStatus.FAILED_PRECONDITION
               || status == GrpcStatus.INVALID_ARGUMENT) {
             session.failBeforeRegister(new SubscriptionRejectedException(
@@ -513,26 +478,8 @@ public final class Collector {
         });
   }
 
-  /** The gRPC status of a failed unary call, or null for a transport failure. */
-  static GrpcStatus grpcStatus(Throwable err) {
-    if (err instanceof InvalidStatusException ise) {
-      return ise.actualStatus();
-    }
-    if (err instanceof io.vertx.grpc.common.GrpcErrorException gee) {
-      return gee.status();
-    }
-    return null;
-  }
-
   private SluiceException missingFeature(DispatcherSession d) {
-    Subscription sub = d.subscription();
-    String needed = !sub.ignoredOps().isEmpty() && !features.contains(ProtocolInfo.FEATURE_EVENT_FILTER)
-        ? ProtocolInfo.FEATURE_EVENT_FILTER
-        : sub.syncPointInterval() != null && !features.contains(ProtocolInfo.FEATURE_SYNC_POINT)
-        ? ProtocolInfo.FEATURE_SYNC_POINT : null;
-    return needed == null ? null : new SubscriptionRejectedException(ErrorCode.UNSUPPORTED_FEATURE, d.id(),
-        sub.target(), sub.startTs(), "the broker " + brokerId + " does not offer the feature \"" + needed
-        + "\" this subscription needs");
+    return FeatureNegotiation.missingFor(d.id(), d.subscription(), features, brokerId);
   }
 
   private void drop(DispatcherSession s) {
@@ -557,47 +504,13 @@ public final class Collector {
   }
 
   private <T> Future<T> unaryOnContext(Function<EventServiceGrpcClient, Future<T>> call) {
-    BrokerAddress address = stream != null ? stream.address() : failover.current();
-    return call.apply(EventServiceGrpcClient.create(grpc,
-        SocketAddress.inetSocketAddress(address.port(), address.host())))
-        .timeout(config.connectTimeout().toMillis(), java.util.concurrent.TimeUnit.MILLISECONDS);
+    return BrokerCalls.call(grpc, stream != null ? stream.address() : failover.current(), config.connectTimeout(), call);
   }
 
   private void refreshTopology(BrokerAddress address) {
-    EventServiceGrpcClient.create(grpc, SocketAddress.inetSocketAddress(address.port(), address.host()))
-        .getTopology(TopologyRequest.getDefaultInstance())
-        .onSuccess(t -> {
-          List<BrokerAddress> learned = new ArrayList<>();
-          for (Member m : t.getMembersList()) {
-            if (m.getState() != MemberState.MEMBER_STATE_UNREACHABLE && !m.getGrpcAddress().isEmpty()) {
-              try {
-                learned.add(BrokerAddress.parse(m.getGrpcAddress()));
-              } catch (IllegalArgumentException e) {
-                LOG.atWarn().addKeyValue("member", m.getNodeId()).log("ignoring member address: {}", e.getMessage());
-              }
-            }
-          }
-          failover.learn(learned);
-        })
+    BrokerCalls.call(grpc, address, config.connectTimeout(), c -> c.getTopology(TopologyRequest.getDefaultInstance()))
+        .onSuccess(t -> failover.learn(BrokerCalls.serving(t)))
         .onFailure(err -> LOG.atInfo().addKeyValue("broker", address).log("GetTopology failed: {}", String.valueOf(err)));
-  }
-
-  // ---- gauges --------------------------------------------------------------------------------
-
-  private double checkpointLag() {
-    long max = 0;
-    for (DispatcherSession s : List.copyOf(sessions.values())) {
-      max = Math.max(max, s.resolvedTs() - s.queue().acknowledged().ts());
-    }
-    return max;
-  }
-
-  private double heldBytes() {
-    long sum = 0;
-    for (DispatcherSession s : List.copyOf(sessions.values())) {
-      sum += s.queue().queuedBytes();
-    }
-    return sum;
   }
 
   /** Members known for failover (configured and learned from GetTopology). */

@@ -8,7 +8,8 @@ import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.ToDoubleFunction;
+import java.util.Collection;
+import java.util.function.Supplier;
 
 /**
  * The collector's meters: {@code sluice.dispatcher.events.received}, {@code .bytes.received},
@@ -26,8 +27,8 @@ final class CollectorMetrics {
   private final Counter reconnects;
   private final AtomicLong connected = new AtomicLong();
 
-  CollectorMetrics(MeterRegistry registry, String collectorId, ToDoubleFunction<Object> checkpointLag,
-      ToDoubleFunction<Object> queuedBytes, Object source) {
+  /** {@code sessions} gives a snapshot of the collector's dispatchers for the gauges (safe from any thread). */
+  CollectorMetrics(MeterRegistry registry, String collectorId, Supplier<Collection<DispatcherSession>> sessions) {
     this.registry = registry;
     this.collectorId = collectorId;
     for (DispatcherState s : DispatcherState.values()) {
@@ -36,14 +37,30 @@ final class CollectorMetrics {
       Gauge.builder("sluice.dispatcher.state", n, AtomicLong::get).tag("collector", collectorId)
           .tag("state", s.name().toLowerCase()).description("dispatchers in each state").register(registry);
     }
-    Gauge.builder("sluice.dispatcher.checkpoint.lag", source, checkpointLag).tag("collector", collectorId)
+    Gauge.builder("sluice.dispatcher.checkpoint.lag", sessions, CollectorMetrics::checkpointLag).tag("collector", collectorId)
         .description("max over dispatchers of resolved ts - acknowledged ts (commit-ts units)").register(registry);
-    Gauge.builder("sluice.dispatcher.queue.bytes", source, queuedBytes).tag("collector", collectorId)
+    Gauge.builder("sluice.dispatcher.queue.bytes", sessions, CollectorMetrics::queuedBytes).tag("collector", collectorId)
         .baseUnit("bytes").description("bytes held for listeners, counted against their credit").register(registry);
     Gauge.builder("sluice.collector.connected", connected, AtomicLong::get).tag("collector", collectorId)
         .description("1 while a stream is welcomed").register(registry);
     reconnects = Counter.builder("sluice.collector.reconnects").tag("collector", collectorId)
         .description("streams opened after the first").register(registry);
+  }
+
+  private static double checkpointLag(Supplier<Collection<DispatcherSession>> sessions) {
+    long max = 0;
+    for (DispatcherSession s : sessions.get()) {
+      max = Math.max(max, s.resolvedTs() - s.queue().acknowledged().ts());
+    }
+    return max;
+  }
+
+  private static double queuedBytes(Supplier<Collection<DispatcherSession>> sessions) {
+    long sum = 0;
+    for (DispatcherSession s : sessions.get()) {
+      sum += s.queue().queuedBytes();
+    }
+    return sum;
   }
 
   void added() {

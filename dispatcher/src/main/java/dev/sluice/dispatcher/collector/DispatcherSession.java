@@ -258,7 +258,9 @@ final class DispatcherSession {
       return;
     }
     String violation = batch.getEpoch() > epoch ? "future_epoch"
-        : state == DispatcherState.RESETTING ? "missing_handshake" : checkBatch(batch);
+        : state == DispatcherState.RESETTING ? "missing_handshake"
+        : ReceiverRules.firstViolation(batch, lastSeq, assembler.openCommitTs(), nextFragmentIndex, lastEventTs,
+            lastDmlTs, resumeCommitTs);
     if (violation != null) {
       fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
       return;
@@ -445,67 +447,6 @@ final class DispatcherSession {
   }
 
   // ---- receiver rules ------------------------------------------------------------------------
-
-  /** The first violation in {@code batch} against seq, fragment and commit-ts order, or null. */
-  private String checkBatch(EventBatch batch) {
-    long seq = lastSeq;
-    long open = assembler.openCommitTs();
-    long ts = lastEventTs;
-    long dmlTs = lastDmlTs;
-    int nextFragment = open >= 0 ? nextFragmentIndex : 0;
-    for (DataEvent e : batch.getEventsList()) {
-      if (e.getSeq() != seq + 1) {
-        return "seq_gap";
-      }
-      seq++;
-      switch (e.getPayloadCase()) {
-        case DML -> {
-          DmlBatch d = e.getDml();
-          long c = d.getCommitTs();
-          if (open >= 0) {
-            if (c != open) {
-              return "fragment_interleaved";
-            }
-            if (d.getFragmentIndex() != nextFragment) {
-              return "fragment_gap";
-            }
-          } else {
-            if (c <= dmlTs && c != resumeCommitTs) {
-              return "commit_ts_order";
-            }
-            if (d.getFragmentIndex() != 0 && c != resumeCommitTs) {
-              return "fragment_gap";
-            }
-          }
-          if (c < ts) {
-            return "commit_ts_order";
-          }
-          ts = c;
-          if (d.getLastFragment()) {
-            open = -1;
-            dmlTs = c;
-          } else {
-            open = c;
-            nextFragment = d.getFragmentIndex() + 1;
-          }
-        }
-        case DDL, SYNC_POINT -> {
-          long c = e.hasDdl() ? e.getDdl().getCommitTs() : e.getSyncPoint().getTs();
-          if (open >= 0) {
-            return "event_inside_transaction";
-          }
-          if (c < ts) {
-            return "commit_ts_order";
-          }
-          ts = c;
-        }
-        case PAYLOAD_NOT_SET -> {
-          return "empty_event";
-        }
-      }
-    }
-    return null;
-  }
 
   /** Applies a validated batch: updates the epoch position and queues what the listener has not seen. */
   private void accept(EventBatch batch) {

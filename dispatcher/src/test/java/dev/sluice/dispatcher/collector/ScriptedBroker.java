@@ -251,9 +251,13 @@ public final class ScriptedBroker implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     if (server != null) {
-      server.close().await(10, TimeUnit.SECONDS);
+      try {
+        server.close().await(10, TimeUnit.SECONDS);
+      } catch (java.util.concurrent.TimeoutException e) {
+        throw new IllegalStateException("scripted broker did not close in 10 s", e);
+      }
     }
   }
 }

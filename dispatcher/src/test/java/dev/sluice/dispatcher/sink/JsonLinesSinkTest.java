@@ -58,7 +58,7 @@ class JsonLinesSinkTest {
     assertThat(upd.getString("op")).isEqualTo("update");
     assertThat(upd.getJsonObject("before").getString("big")).isEqualTo("x");
     assertThat(upd.getJsonObject("after").containsKey("big")).isFalse();
-    assertThat(upd.getJsonArray("unavailable").getList()).containsExactly("big");
+    assertThat(upd.getJsonArray("unavailable").encode()).isEqualTo("[\"big\"]");
     assertThat(lines.get(3).getString("op")).isEqualTo("delete");
     assertThat(lines.get(3).getValue("after")).isNull();
 
@@ -105,7 +105,7 @@ class JsonLinesSinkTest {
     assertThat(after.getString("ts")).isEqualTo("2023-11-14T22:13:20.123456Z");
     assertThat(after.getString("d")).isEqualTo("12345678901234567890.000001");
     assertThat(after.getString("b")).isEqualTo("AQI=");
-    assertThat(after.getJsonObject("j").getJsonArray("a").getList()).containsExactly(1, 2);
+    assertThat(after.getJsonObject("j").getJsonArray("a").encode()).isEqualTo("[1,2]");
     assertThat(after.getString("day")).isEqualTo("2022-01-08");
     assertThat(after.getString("f")).isEqualTo("NaN");
   }

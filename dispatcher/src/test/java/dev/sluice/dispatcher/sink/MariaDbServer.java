@@ -87,10 +87,15 @@ final class MariaDbServer implements AutoCloseable {
   }
 
   @Override
-  public void close() throws Exception {
+  public void close() {
     process.destroy();   // SIGTERM: mariadbd shuts down cleanly
-    if (!process.waitFor(20, TimeUnit.SECONDS)) {
-      process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+    try {
+      if (!process.waitFor(20, TimeUnit.SECONDS)) {
+        process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+      }
+    } catch (InterruptedException e) {
+      process.destroyForcibly();
+      Thread.currentThread().interrupt();
     }
   }
 
