@@ -148,14 +148,11 @@ public final class Collector {
         config.maxTransactionBytes(), link);
     holder[0] = session;
     context.runOnContext(v -> {
+      metrics.added();
       if (sessions.containsKey(id)) {
         session.failBeforeRegister(new SubscriptionRejectedException(ErrorCode.ID_IN_USE, id,
             subscription.target(), subscription.startTs(), "this client already has a dispatcher with this id"));
-        return;
-      }
-      metrics.added();
-      if (fatal != null) {
-        session.failBeforeRegister(fatal);
+        drop(session);
         return;
       }
       if (subscription.span() != null) {
@@ -341,6 +338,7 @@ public final class Collector {
       SluiceException missing = missingFeature(d);
       if (missing != null) {
         d.failBeforeRegister(missing);
+        drop(d);
       } else {
         d.onStreamChange(input);
       }
@@ -436,7 +434,11 @@ public final class Collector {
   // ---- dispatchers ---------------------------------------------------------------------------
 
   private void activate(DispatcherSession session) {
+    if (fatal != null) {
+      session.failBeforeRegister(fatal);
+    }
     if (session.state() == DispatcherState.REMOVED || closing) {
+      drop(session);
       return;
     }
     sessions.put(session.id(), session);
@@ -482,16 +484,19 @@ public final class Collector {
     return FeatureNegotiation.missingFor(d.id(), d.subscription(), features, brokerId);
   }
 
+  /** Forgets a dispatcher; its close future completes (no REMOVE ack can reach it any more). */
   private void drop(DispatcherSession s) {
-    if (sessions.remove(s.id()) != null) {
+    sessions.remove(s.id(), s);
+    if (s.markDropped()) {
       metrics.dropped(s.state());
     }
+    s.onRemoveDone();
   }
 
   void closeSession(DispatcherSession s) {
     s.close();
-    if (s.state() == DispatcherState.REMOVED && s.closed.isDone()) {
-      drop(s);
+    if (!sessions.containsKey(s.id()) || s.closed.isDone()) {
+      drop(s);   // never registered (table name still resolving) or nothing to wait for
     }
   }
 

@@ -102,6 +102,7 @@ final class DispatcherSession {
   private int retryAttempt;
   private SluiceException pendingError;
   private boolean registeredBefore;
+  private boolean dropped;
   private String nextResetReason = "start";
 
   DispatcherSession(DispatcherId id, Subscription subscription, TableSpan span, String changefeedId,
@@ -414,6 +415,15 @@ final class DispatcherSession {
     if (!link.send(request(DispatcherAction.DISPATCHER_ACTION_REMOVE, epoch, queue.acknowledged().ts(), null))) {
       closed.complete(null);
     }
+  }
+
+  /** True the first time: the collector forgets this dispatcher once. */
+  boolean markDropped() {
+    if (dropped) {
+      return false;
+    }
+    dropped = true;
+    return true;
   }
 
   /** The REMOVE was acked (any status) or its stream is gone. */
