@@ -33,8 +33,11 @@ public enum ErrorCode {
   UPSTREAM_UNAVAILABLE(203, Kind.TRANSIENT),
   SLOW_CONSUMER(204, Kind.TRANSIENT),
   START_TS_AHEAD(205, Kind.TRANSIENT),
+  SINK_UNAVAILABLE(206, Kind.TRANSIENT),
   STORE_CORRUPT(300, Kind.FATAL),
-  INTERNAL(301, Kind.FATAL);
+  INTERNAL(301, Kind.FATAL),
+  SINK_FAILED(302, Kind.FATAL),
+  UNSUPPORTED_DDL(303, Kind.FATAL);
 
   /** Who must act on an error of this code. */
   public enum Kind {

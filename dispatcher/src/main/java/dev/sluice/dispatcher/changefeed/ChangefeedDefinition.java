@@ -1,0 +1,63 @@
+package dev.sluice.dispatcher.changefeed;
+
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * What a {@link ChangefeedRuntime} runs: an id, the tables (a {@link TableFilter}), where to start,
+ * and how often to look for new or dropped tables. Defaults are {@code DEFAULT_*}.
+ *
+ * <pre>{@code
+ * ChangefeedDefinition d = ChangefeedDefinition.of("orders-to-warehouse", TableFilter.of("public.*"), 0);
+ * }</pre>
+ *
+ * @param id                   the changefeed id: names its checkpoint rows and its credit on the broker
+ * @param filter               which tables to follow
+ * @param startTs              exclusive start ts, used where the sink holds no later checkpoint
+ * @param tablePollInterval    how often ListTables is asked for tables created or dropped (default 10 s)
+ * @param maxBatchTransactions transactions handed to the sink in one call at most (default 500)
+ * @param retryBackoffMax      cap of the delay between retries of a transiently failing sink (default 5 s)
+ */
+public record ChangefeedDefinition(String id, TableFilter filter, long startTs, Duration tablePollInterval,
+    int maxBatchTransactions, Duration retryBackoffMax) {
+
+  public static final Duration DEFAULT_TABLE_POLL_INTERVAL = Duration.ofSeconds(10);
+  public static final int DEFAULT_MAX_BATCH_TRANSACTIONS = 500;
+  public static final Duration DEFAULT_RETRY_BACKOFF_MAX = Duration.ofSeconds(5);
+
+  public ChangefeedDefinition {
+    if (id == null || id.isBlank() || id.length() > 255) {
+      throw new IllegalArgumentException("id must be 1..255 characters, got \"" + id + "\"");
+    }
+    Objects.requireNonNull(filter, "filter");
+    if (startTs < 0) {
+      throw new IllegalArgumentException("startTs must be >= 0, got " + startTs);
+    }
+    if (tablePollInterval == null || tablePollInterval.toMillis() < 10) {
+      throw new IllegalArgumentException("tablePollInterval must be at least 10 ms, got " + tablePollInterval);
+    }
+    if (maxBatchTransactions < 1) {
+      throw new IllegalArgumentException("maxBatchTransactions must be >= 1, got " + maxBatchTransactions);
+    }
+    if (retryBackoffMax == null || retryBackoffMax.toMillis() < 1) {
+      throw new IllegalArgumentException("retryBackoffMax must be positive, got " + retryBackoffMax);
+    }
+  }
+
+  public static ChangefeedDefinition of(String id, TableFilter filter, long startTs) {
+    return new ChangefeedDefinition(id, filter, startTs, DEFAULT_TABLE_POLL_INTERVAL, DEFAULT_MAX_BATCH_TRANSACTIONS,
+        DEFAULT_RETRY_BACKOFF_MAX);
+  }
+
+  public ChangefeedDefinition withTablePollInterval(Duration value) {
+    return new ChangefeedDefinition(id, filter, startTs, value, maxBatchTransactions, retryBackoffMax);
+  }
+
+  public ChangefeedDefinition withMaxBatchTransactions(int value) {
+    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, value, retryBackoffMax);
+  }
+
+  public ChangefeedDefinition withRetryBackoffMax(Duration value) {
+    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, maxBatchTransactions, value);
+  }
+}

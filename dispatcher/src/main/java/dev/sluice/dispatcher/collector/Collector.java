@@ -1,0 +1,557 @@
+package dev.sluice.dispatcher.collector;
+
+import dev.sluice.api.DispatcherId;
+import dev.sluice.api.TableSpan;
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.SluiceException;
+import dev.sluice.api.v1.BrokerMessage;
+import dev.sluice.api.v1.CollectorMessage;
+import dev.sluice.api.v1.ControlAck;
+import dev.sluice.api.v1.CreditReport;
+import dev.sluice.api.v1.DataEvent;
+import dev.sluice.api.v1.DispatcherAction;
+import dev.sluice.api.v1.DispatcherRequest;
+import dev.sluice.api.v1.DispatcherStatus;
+import dev.sluice.api.v1.DispatcherStatusState;
+import dev.sluice.api.v1.EventServiceGrpcClient;
+import dev.sluice.api.v1.Hello;
+import dev.sluice.api.v1.ListTablesRequest;
+import dev.sluice.api.v1.Resolved;
+import dev.sluice.api.v1.StreamError;
+import dev.sluice.api.v1.TableInfo;
+import dev.sluice.api.v1.TableList;
+import dev.sluice.api.v1.TableSchemaRequest;
+import dev.sluice.api.v1.Topology;
+import dev.sluice.api.v1.TopologyRequest;
+import dev.sluice.api.v1.Welcome;
+import dev.sluice.dispatcher.BrokerAddress;
+import dev.sluice.dispatcher.BrokerRefusedException;
+import dev.sluice.dispatcher.ChangeListener;
+import dev.sluice.dispatcher.Checkpoint;
+import dev.sluice.dispatcher.ClientConfig;
+import dev.sluice.dispatcher.DispatcherInput;
+import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.Subscription;
+import dev.sluice.dispatcher.SubscriptionHandle;
+import dev.sluice.dispatcher.SubscriptionRejectedException;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.vertx.core.Context;
+import io.vertx.core.Future;
+import io.vertx.core.Promise;
+import io.vertx.core.Vertx;
+import io.vertx.core.http.HttpClientOptions;
+import io.vertx.core.http.HttpVersion;
+import io.vertx.grpc.client.GrpcClient;
+import io.vertx.grpc.client.GrpcClientOptions;
+import io.vertx.grpc.common.GrpcStatus;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Function;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The engine behind {@code SluiceClient}: one Connect stream to one broker at a time, multiplexing
+ * every dispatcher of the client. It says Hello and checks Welcome, routes broker messages to the
+ * dispatchers by id, sends the batched heartbeat and the credit report on their timers, treats a
+ * missing HeartbeatResponse as a broken stream, and reconnects with exponential backoff, moving to
+ * the next member (configured or learned from GetTopology) each time. After every new Welcome each
+ * dispatcher re-registers (epoch 0, Ready, RESET from its checkpoint); an incarnation change of the
+ * same broker is told apart for metrics and logs.
+ *
+ * <p>Concurrency: all state lives on one Vert.x context; public methods hop onto it. Listeners run
+ * on a separate executor, one drain at a time per dispatcher, so a slow listener never blocks the
+ * event loop and its queue's free bytes become its credit.
+ *
+ * <pre>{@code
+ * Collector c = new Collector(vertx, config, registry);   // normally through SluiceClient.connect
+ * c.start();
+ * SubscriptionHandle h = c.subscribe(Subscription.table("public.orders"), listener);
+ * }</pre>
+ */
+public final class Collector {
+
+  private static final Logger LOG = LoggerFactory.getLogger(Collector.class);
+
+  private final Vertx vertx;
+  private final Context context;
+  private final ClientConfig config;
+  private final GrpcClient grpc;
+  private final Failover failover;
+  private final CollectorMetrics metrics;
+  private final ExecutorService listenerExecutor;
+  private final Map<DispatcherId, DispatcherSession> sessions = new ConcurrentHashMap<>();   // gauges read it off the loop
+  private final DispatcherSession.Link link = new SessionLink();
+
+  private BrokerStream stream;
+  private boolean welcomed;
+  private Set<String> features = Set.of();
+  private String brokerId;
+  private long incarnation;
+  private long lastHeartbeatResponseNanos;
+  private long welcomeTimer = -1;
+  private long heartbeatTimer = -1;
+  private long creditTimer = -1;
+  private int streamsOpened;
+  private boolean closing;
+  private final Map<String, Long> changefeedReceivedOnStream = new HashMap<>();
+  private volatile SluiceException fatal;
+  private volatile String connectedBroker;
+
+  public Collector(Vertx vertx, ClientConfig config, MeterRegistry registry) {
+    this.vertx = vertx;
+    this.context = vertx.getOrCreateContext();
+    this.config = config;
+    long maxMessage = Math.max(4L << 20, Math.min(Integer.MAX_VALUE, config.dispatcherQueueBytes()));
+    this.grpc = GrpcClient.client(vertx, new GrpcClientOptions().setMaxMessageSize(maxMessage),
+        new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false)
+            .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+    this.failover = new Failover(config.brokers().stream().map(BrokerAddress::parse).toList(),
+        config.reconnectBackoffMin(), config.reconnectBackoffMax());
+    AtomicInteger threads = new AtomicInteger();
+    this.listenerExecutor = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, "sluice-listener-" + config.collectorId() + "-" + threads.incrementAndGet());
+      t.setDaemon(true);
+      return t;
+    });
+    this.metrics = new CollectorMetrics(registry, config.collectorId(), () -> List.copyOf(sessions.values()));
+  }
+
+  /** Starts connecting; returns at once. */
+  public void start() {
+    context.runOnContext(v -> {
+      heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> onHeartbeatTimer());
+      creditTimer = vertx.setPeriodic(config.creditInterval().toMillis(), id -> onCreditTimer());
+      connect();
+    });
+  }
+
+  /** Adds a dispatcher for {@code subscription}; failures arrive at {@code listener.onError}. */
+  public SubscriptionHandle subscribe(Subscription subscription, ChangeListener listener) {
+    DispatcherId id = subscription.dispatcherId() != null ? subscription.dispatcherId() : DispatcherId.random();
+    String changefeedId = subscription.changefeedId() != null ? subscription.changefeedId() : config.collectorId();
+    DispatcherSession[] holder = new DispatcherSession[1];
+    DeliveryQueue queue = new DeliveryQueue(id, listener, listenerExecutor, config.dispatcherQueueBytes(),
+        Checkpoint.at(subscription.startTs()),
+        error -> context.runOnContext(v -> holder[0].onListenerFailed(error)));
+    DispatcherSession session = new DispatcherSession(id, subscription, subscription.span(), changefeedId, queue,
+        config.maxTransactionBytes(), link);
+    holder[0] = session;
+    context.runOnContext(v -> {
+      metrics.added();
+      if (sessions.containsKey(id)) {
+        session.failBeforeRegister(new SubscriptionRejectedException(ErrorCode.ID_IN_USE, id,
+            subscription.target(), subscription.startTs(), "this client already has a dispatcher with this id"));
+        drop(session);
+        return;
+      }
+      if (subscription.span() != null) {
+        activate(session);
+      } else {
+        resolveTable(session, subscription, 0);
+      }
+    });
+    return new SessionHandle(session, this, context);
+  }
+
+  /** The TableInfo of {@code table} ("schema.table") at {@code atTs} (0 = latest), from the current broker. */
+  public CompletionStage<TableInfo> tableSchema(String table, long atTs) {
+    return unary(c -> c.getTableSchema(TableSchemaRequest.newBuilder().setTableName(table).setAtTs(atTs).build()));
+  }
+
+  /** Every table alive at {@code atTs} (0 = the broker's resolved ts), from the current broker. */
+  public CompletionStage<TableList> listTables(long atTs) {
+    return unary(c -> c.listTables(ListTablesRequest.newBuilder().setAtTs(atTs).build()));
+  }
+
+  /** The cluster members as the current broker sees them. */
+  public CompletionStage<Topology> topology() {
+    return unary(c -> c.getTopology(TopologyRequest.getDefaultInstance()));
+  }
+
+  /** The broker the stream is welcomed by, or null while disconnected. */
+  public String connectedBroker() {
+    return connectedBroker;
+  }
+
+  /** Removes every dispatcher, closes the stream and stops; completes when done. */
+  public CompletionStage<Void> close() {
+    CompletableFuture<Void> done = new CompletableFuture<>();
+    context.runOnContext(v -> {
+      closing = true;
+      List<CompletableFuture<Void>> removals = new ArrayList<>();
+      for (DispatcherSession s : List.copyOf(sessions.values())) {
+        s.close();
+        removals.add(s.closed);
+      }
+      Future.fromCompletionStage(CompletableFuture.allOf(removals.toArray(CompletableFuture[]::new)), context)
+          .timeout(2, java.util.concurrent.TimeUnit.SECONDS)
+          .onComplete(ar -> {
+            vertx.cancelTimer(heartbeatTimer);
+            vertx.cancelTimer(creditTimer);
+            vertx.cancelTimer(welcomeTimer);
+            if (stream != null) {
+              stream.close(new BrokerStream.StreamEndedException("client closed"));
+            }
+            grpc.close().onComplete(x -> {
+              listenerExecutor.shutdown();
+              done.complete(null);
+            });
+          });
+    });
+    return done;
+  }
+
+  // ---- connection ----------------------------------------------------------------------------
+
+  private void connect() {
+    if (closing || fatal != null) {
+      return;
+    }
+    BrokerAddress address = failover.current();
+    BrokerStream s = new BrokerStream(address, this::onMessage, cause -> onStreamEnd(cause));
+    stream = s;
+    welcomed = false;
+    streamsOpened++;
+    if (streamsOpened > 1) {
+      metrics.reconnected();
+    }
+    changefeedReceivedOnStream.clear();
+    LOG.atInfo().addKeyValue("collectorId", config.collectorId()).addKeyValue("broker", address)
+        .log("opening Connect stream");
+    s.open(grpc, FeatureNegotiation.hello(config.collectorId()));
+    welcomeTimer = vertx.setTimer(config.connectTimeout().toMillis(), id -> {
+      if (stream == s && !welcomed) {
+        s.close(new TimeoutException("no Welcome from " + address + " within " + config.connectTimeout()));
+      }
+    });
+  }
+
+  private void onStreamEnd(Throwable cause) {
+    BrokerStream ended = stream;
+    if (ended == null || !ended.isEnded()) {
+      return;   // an older stream ending late
+    }
+    stream = null;
+    vertx.cancelTimer(welcomeTimer);
+    boolean wasWelcomed = welcomed;
+    welcomed = false;
+    connectedBroker = null;
+    metrics.connected(false);
+    (closing ? LOG.atInfo() : LOG.atWarn()).addKeyValue("collectorId", config.collectorId())
+        .addKeyValue("broker", ended.address()).addKeyValue("welcomed", wasWelcomed)
+        .log("stream ended: {}", String.valueOf(cause));
+    for (DispatcherSession s : List.copyOf(sessions.values())) {
+      if (s.state() == DispatcherState.REMOVED) {
+        s.onRemoveDone();
+        drop(s);
+      } else {
+        s.onStreamChange(DispatcherInput.DISCONNECTED);
+      }
+    }
+    if (closing || fatal != null) {
+      return;
+    }
+    long delay = failover.nextDelayMs();
+    failover.advance();
+    vertx.setTimer(delay, id -> connect());
+  }
+
+  private void onMessage(BrokerMessage msg) {
+    switch (msg.getKindCase()) {
+      case WELCOME -> onWelcome(msg.getWelcome());
+      case STREAM_ERROR -> onStreamError(msg.getStreamError());
+      case CONTROL_ACK -> onAck(msg.getControlAck());
+      case READY -> withSession(msg.getReady().getDispatcherId(), DispatcherSession::onReady);
+      case HANDSHAKE -> withSession(msg.getHandshake().getDispatcherId(), s -> s.onHandshake(msg.getHandshake()));
+      case EVENT_BATCH -> {
+        var batch = msg.getEventBatch();
+        DispatcherSession s = sessions.get(DispatcherId.fromProto(batch.getDispatcherId()));
+        if (s != null) {
+          long bytes = 0;
+          for (DataEvent e : batch.getEventsList()) {
+            bytes += e.getSerializedSize();
+          }
+          changefeedReceivedOnStream.merge(s.changefeedId(), bytes, Long::sum);
+          s.onEvents(batch);
+        }
+      }
+      case RESOLVED_BATCH -> {
+        for (Resolved r : msg.getResolvedBatch().getResolvedList()) {
+          withSession(r.getDispatcherId(), s -> s.onResolved(r));
+        }
+      }
+      case HEARTBEAT_RESPONSE -> {
+        lastHeartbeatResponseNanos = System.nanoTime();
+        for (DispatcherStatus st : msg.getHeartbeatResponse().getStatusesList()) {
+          if (st.getState() == DispatcherStatusState.DISPATCHER_STATUS_STATE_REMOVED) {
+            withSession(st.getDispatcherId(), s -> s.onHeartbeatRemoved(st.getEpoch()));
+          }
+        }
+      }
+      case KIND_NOT_SET -> LOG.atWarn().addKeyValue("collectorId", config.collectorId())
+          .log("broker message without a kind ignored");
+    }
+  }
+
+  private void onWelcome(Welcome w) {
+    BrokerStream s = stream;
+    if (s == null || welcomed) {
+      return;
+    }
+    BrokerRefusedException refusal = FeatureNegotiation.refusal(w, s.address().toString());
+    if (refusal != null) {
+      fail(refusal);
+      return;
+    }
+    vertx.cancelTimer(welcomeTimer);
+    welcomed = true;
+    features = Set.copyOf(w.getFeaturesList());
+    failover.welcomed();
+    lastHeartbeatResponseNanos = System.nanoTime();
+    boolean restarted = w.getBrokerId().equals(brokerId) && w.getIncarnation() != incarnation;
+    if (brokerId != null && !restarted) {
+      LOG.atInfo().addKeyValue("collectorId", config.collectorId()).addKeyValue("brokerId", w.getBrokerId())
+          .addKeyValue("previousBrokerId", brokerId).log("welcomed");
+    } else if (restarted) {
+      LOG.atWarn().addKeyValue("collectorId", config.collectorId()).addKeyValue("brokerId", w.getBrokerId())
+          .addKeyValue("incarnation", Long.toHexString(w.getIncarnation()))
+          .addKeyValue("previousIncarnation", Long.toHexString(incarnation))
+          .log("broker restarted (incarnation changed): every dispatcher registers again");
+    }
+    brokerId = w.getBrokerId();
+    incarnation = w.getIncarnation();
+    connectedBroker = brokerId + "@" + s.address();
+    metrics.connected(true);
+    DispatcherInput input = restarted ? DispatcherInput.BROKER_RESTARTED : DispatcherInput.CONNECTED;
+    for (DispatcherSession d : List.copyOf(sessions.values())) {
+      SluiceException missing = missingFeature(d);
+      if (missing != null) {
+        d.failBeforeRegister(missing);
+        drop(d);
+      } else {
+        d.onStreamChange(input);
+      }
+    }
+    refreshTopology(s.address());
+  }
+
+  private void onStreamError(StreamError e) {
+    BrokerStream s = stream;
+    if (s == null) {
+      return;
+    }
+    ErrorCode code = ErrorCode.fromWire(e.getCode());
+    if (!welcomed && !e.getRetryable()) {
+      fail(new BrokerRefusedException(code, s.address().toString(), e.getDetail()));
+      return;
+    }
+    LOG.atWarn().addKeyValue("collectorId", config.collectorId()).addKeyValue("broker", s.address())
+        .addKeyValue("code", code).addKeyValue("retryable", e.getRetryable()).log("StreamError: {}", e.getDetail());
+    s.close(new BrokerStream.StreamEndedException("StreamError " + code + ": " + e.getDetail()));
+  }
+
+  private void onAck(ControlAck ack) {
+    DispatcherSession s = sessions.get(DispatcherId.fromProto(ack.getDispatcherId()));
+    if (s == null) {
+      return;
+    }
+    if (s.state() == DispatcherState.REMOVED) {
+      if (ack.getAction() == DispatcherAction.DISPATCHER_ACTION_REMOVE) {
+        s.onRemoveDone();
+        drop(s);
+      }
+      return;
+    }
+    s.onAck(ack);
+    if (s.state() == DispatcherState.REMOVED && s.closed.isDone()) {
+      drop(s);
+    }
+  }
+
+  private void withSession(dev.sluice.api.v1.DispatcherId id, java.util.function.Consumer<DispatcherSession> action) {
+    DispatcherSession s = sessions.get(DispatcherId.fromProto(id));
+    if (s != null) {
+      action.accept(s);
+      if (s.state() == DispatcherState.REMOVED && s.closed.isDone()) {
+        drop(s);
+      }
+    }
+  }
+
+  /** Stops the client for good: every dispatcher fails with {@code error}. */
+  private void fail(SluiceException error) {
+    fatal = error;
+    LOG.atError().addKeyValue("collectorId", config.collectorId()).log(error.getMessage());
+    for (DispatcherSession s : List.copyOf(sessions.values())) {
+      s.failBeforeRegister(error);
+      drop(s);
+    }
+    if (stream != null) {
+      stream.close(error);
+    }
+  }
+
+  // ---- timers --------------------------------------------------------------------------------
+
+  private void onHeartbeatTimer() {
+    BrokerStream s = stream;
+    if (s == null || !welcomed) {
+      return;
+    }
+    long silentNanos = System.nanoTime() - lastHeartbeatResponseNanos;
+    long limitNanos = config.heartbeatInterval().toNanos() * config.heartbeatTimeoutIntervals();
+    if (silentNanos > limitNanos) {
+      s.close(new TimeoutException("no HeartbeatResponse from " + s.address() + " for "
+          + config.heartbeatTimeoutIntervals() + " heartbeat intervals"));
+      return;
+    }
+    s.sendReport(CollectorMessage.newBuilder().setHeartbeatBatch(Reports.heartbeats(sessions.values())).build());
+  }
+
+  private void onCreditTimer() {
+    BrokerStream s = stream;
+    if (s == null || !welcomed) {
+      return;
+    }
+    CreditReport report = Reports.credits(sessions.values(), config.changefeedQueueBytes(), changefeedReceivedOnStream);
+    if (report.getDispatchersCount() == 0) {
+      return;
+    }
+    s.sendReport(CollectorMessage.newBuilder().setCreditReport(report).build());
+  }
+
+  // ---- dispatchers ---------------------------------------------------------------------------
+
+  private void activate(DispatcherSession session) {
+    if (fatal != null) {
+      session.failBeforeRegister(fatal);
+    }
+    if (session.state() == DispatcherState.REMOVED || closing) {
+      drop(session);
+      return;
+    }
+    sessions.put(session.id(), session);
+    if (welcomed) {
+      SluiceException missing = missingFeature(session);
+      if (missing != null) {
+        session.failBeforeRegister(missing);
+        drop(session);
+        return;
+      }
+      session.onStreamChange(DispatcherInput.CONNECTED);
+    }
+  }
+
+  private void resolveTable(DispatcherSession session, Subscription sub, int attempt) {
+    if (session.state() == DispatcherState.REMOVED || closing) {
+      return;
+    }
+    unaryOnContext(c -> c.getTableSchema(TableSchemaRequest.newBuilder().setTableName(sub.tableName())
+        .setAtTs(sub.startTs()).build()))
+        .onSuccess(info -> {
+          session.resolveSpan(TableSpan.wholeTable(info.getTableId()));
+          activate(session);
+        })
+        .onFailure(err -> {
+          GrpcStatus status = BrokerCalls.grpcStatus(err);
+          if (status == GrpcStatus.NOT_FOUND || status == GrpcStatus.FAILED_PRECONDITION
+              || status == GrpcStatus.INVALID_ARGUMENT) {
+            session.failBeforeRegister(new SubscriptionRejectedException(
+                status == GrpcStatus.FAILED_PRECONDITION ? ErrorCode.TABLE_DROPPED : ErrorCode.UNKNOWN_TABLE,
+                session.id(), sub.target(), sub.startTs(), "GetTableSchema answered " + status
+                + "; check the table name and that it exists at the start ts"));
+            drop(session);
+          } else {
+            LOG.atInfo().addKeyValue("dispatcherId", session.id()).addKeyValue("table", sub.tableName())
+                .log("GetTableSchema failed ({}); retrying", String.valueOf(err));
+            vertx.setTimer(failover.delayMs(attempt), id -> resolveTable(session, sub, attempt + 1));
+          }
+        });
+  }
+
+  private SluiceException missingFeature(DispatcherSession d) {
+    return FeatureNegotiation.missingFor(d.id(), d.subscription(), features, brokerId);
+  }
+
+  /** Forgets a dispatcher; its close future completes (no REMOVE ack can reach it any more). */
+  private void drop(DispatcherSession s) {
+    sessions.remove(s.id(), s);
+    if (s.markDropped()) {
+      metrics.dropped(s.state());
+    }
+    s.onRemoveDone();
+  }
+
+  void closeSession(DispatcherSession s) {
+    s.close();
+    if (!sessions.containsKey(s.id()) || s.closed.isDone()) {
+      drop(s);   // never registered (table name still resolving) or nothing to wait for
+    }
+  }
+
+  // ---- unary calls ---------------------------------------------------------------------------
+
+  private <T> CompletionStage<T> unary(Function<EventServiceGrpcClient, Future<T>> call) {
+    Promise<T> promise = Promise.promise();
+    context.runOnContext(v -> unaryOnContext(call).onComplete(promise));
+    return promise.future().toCompletionStage();
+  }
+
+  private <T> Future<T> unaryOnContext(Function<EventServiceGrpcClient, Future<T>> call) {
+    return BrokerCalls.call(grpc, stream != null ? stream.address() : failover.current(), config.connectTimeout(), call);
+  }
+
+  private void refreshTopology(BrokerAddress address) {
+    BrokerCalls.call(grpc, address, config.connectTimeout(), c -> c.getTopology(TopologyRequest.getDefaultInstance()))
+        .onSuccess(t -> failover.learn(BrokerCalls.serving(t)))
+        .onFailure(err -> LOG.atInfo().addKeyValue("broker", address).log("GetTopology failed: {}", String.valueOf(err)));
+  }
+
+  /** Members known for failover (configured and learned from GetTopology). */
+  public List<BrokerAddress> knownMembers() {
+    return failover.members();
+  }
+
+  private final class SessionLink implements DispatcherSession.Link {
+    @Override
+    public boolean send(DispatcherRequest request) {
+      BrokerStream s = stream;
+      return s != null && welcomed && s.send(CollectorMessage.newBuilder().setDispatcherRequest(request).build());
+    }
+
+    @Override
+    public void scheduleProceed(DispatcherSession session, long delayMs, long generation) {
+      if (delayMs <= 0) {
+        context.runOnContext(v -> session.onProceed(generation));
+      } else {
+        vertx.setTimer(delayMs, id -> session.onProceed(generation));
+      }
+    }
+
+    @Override
+    public boolean hasFeature(String feature) {
+      return features.contains(feature);
+    }
+
+    @Override
+    public long retryDelayMs(int attempt) {
+      return failover.delayMs(attempt);
+    }
+
+    @Override
+    public CollectorMetrics metrics() {
+      return metrics;
+    }
+  }
+}

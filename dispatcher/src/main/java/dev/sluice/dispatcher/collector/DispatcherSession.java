@@ -1,0 +1,510 @@
+package dev.sluice.dispatcher.collector;
+
+import dev.sluice.api.DispatcherId;
+import dev.sluice.api.ProtocolInfo;
+import dev.sluice.api.TableSpan;
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.SluiceException;
+import dev.sluice.api.v1.AckStatus;
+import dev.sluice.api.v1.ControlAck;
+import dev.sluice.api.v1.DataEvent;
+import dev.sluice.api.v1.DispatcherAction;
+import dev.sluice.api.v1.DispatcherCredit;
+import dev.sluice.api.v1.DispatcherHeartbeat;
+import dev.sluice.api.v1.DispatcherRequest;
+import dev.sluice.api.v1.DmlBatch;
+import dev.sluice.api.v1.EventBatch;
+import dev.sluice.api.v1.EventFilter;
+import dev.sluice.api.v1.Handshake;
+import dev.sluice.api.v1.Resolved;
+import dev.sluice.api.v1.ResumeCursor;
+import dev.sluice.api.v1.SyncPointConfig;
+import dev.sluice.api.v1.TableInfo;
+import dev.sluice.dispatcher.Checkpoint;
+import dev.sluice.dispatcher.DdlChange;
+import dev.sluice.dispatcher.DispatcherEffect;
+import dev.sluice.dispatcher.DispatcherInput;
+import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.DispatcherTransitions;
+import dev.sluice.dispatcher.Subscription;
+import dev.sluice.dispatcher.SubscriptionRejectedException;
+import dev.sluice.dispatcher.SubscriptionStats;
+import dev.sluice.dispatcher.Transition;
+import java.util.concurrent.CompletableFuture;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One dispatcher on the collector side: applies PROTOCOL.md's receiver rules to the broker messages
+ * for its id, turns each into one {@link DispatcherInput}, runs {@link DispatcherTransitions} and
+ * executes the effects (requests through the {@link Link}, deliveries into its {@link DeliveryQueue}).
+ *
+ * <p>Invariants: the local epoch only grows, and is bumped before a RESET is sent; {@code lastSeq} is
+ * the seq of the last accepted event of the current epoch (1 after the handshake); an offending batch
+ * is discarded whole; nothing at or before the position already queued for the listener is queued
+ * again (defensive dedup after a reset or failover, rows of a half-delivered transaction included).
+ *
+ * <p>Concurrency: every method runs on the collector's context, except {@link #stats()} and
+ * {@link #state()}, which read volatile snapshots.
+ */
+final class DispatcherSession {
+
+  private static final Logger LOG = LoggerFactory.getLogger(DispatcherSession.class);
+
+  /** What the session needs from its collector. */
+  interface Link {
+    /** Sends on the current stream; false when there is none (the next stream re-registers anyway). */
+    boolean send(DispatcherRequest request);
+
+    /** Feeds {@link DispatcherInput#PROCEED} to {@code session} after {@code delayMs} unless {@code generation} is stale. */
+    void scheduleProceed(DispatcherSession session, long delayMs, long generation);
+
+    /** Whether the current stream negotiated {@code feature}. */
+    boolean hasFeature(String feature);
+
+    /** Backoff for the {@code attempt}-th retry (0-based). */
+    long retryDelayMs(int attempt);
+
+    CollectorMetrics metrics();
+  }
+
+  private final DispatcherId id;
+  private final Subscription subscription;
+  private TableSpan span;
+  private final String changefeedId;
+  private final DeliveryQueue queue;
+  private final TxnAssembler assembler;
+  private final Link link;
+  final CompletableFuture<Void> streaming = new CompletableFuture<>();
+  final CompletableFuture<Void> closed = new CompletableFuture<>();
+
+  private volatile DispatcherState state = DispatcherState.REGISTERING;
+  private volatile long epoch;
+  private long lastSeq;
+  private long epochStartTs;
+  private volatile long epochHighTs;
+  private long resumeCommitTs;
+  private long lastEventTs;
+  private long lastDmlTs;
+  private int nextFragmentIndex;
+  private TableInfo tableInfo = TableInfo.getDefaultInstance();
+  private Checkpoint queuedPosition;
+  private long lastDdlQueuedTs;
+  private volatile long resolvedTs;
+  private long lastResolvedQueued;
+  private long receivedBytesEpoch;
+  private volatile long eventsReceived;
+  private volatile long bytesReceived;
+  private volatile long resets;
+  private DispatcherAction outstandingAction;
+  private long outstandingEpoch;
+  private long timerGeneration;
+  private int retryAttempt;
+  private SluiceException pendingError;
+  private boolean registeredBefore;
+  private boolean dropped;
+  private String nextResetReason = "start";
+
+  DispatcherSession(DispatcherId id, Subscription subscription, TableSpan span, String changefeedId,
+      DeliveryQueue queue, long maxTransactionBytes, Link link) {
+    this.id = id;
+    this.subscription = subscription;
+    this.span = span;
+    this.changefeedId = changefeedId;
+    this.queue = queue;
+    this.assembler = new TxnAssembler(maxTransactionBytes);
+    this.link = link;
+    this.queuedPosition = Checkpoint.at(subscription.startTs());
+    this.lastDdlQueuedTs = subscription.startTs();
+    this.lastResolvedQueued = subscription.startTs();
+  }
+
+  DispatcherId id() {
+    return id;
+  }
+
+  Subscription subscription() {
+    return subscription;
+  }
+
+  /** Sets the span once a table name was resolved (before the first REGISTER). */
+  void resolveSpan(TableSpan resolved) {
+    this.span = resolved;
+  }
+
+  String changefeedId() {
+    return changefeedId;
+  }
+
+  DispatcherState state() {
+    return state;
+  }
+
+  long epoch() {
+    return epoch;
+  }
+
+  DeliveryQueue queue() {
+    return queue;
+  }
+
+  long resolvedTs() {
+    return resolvedTs;
+  }
+
+  /** Whether an epoch is live (a RESET sent or streaming): heartbeats and credits are reported. */
+  boolean isLive() {
+    return state == DispatcherState.RESETTING || state == DispatcherState.STREAMING;
+  }
+
+  SubscriptionStats stats() {
+    return new SubscriptionStats(state, epoch, queue.acknowledged(), queue.deliveredTs(), resolvedTs,
+        queue.queuedBytes(), eventsReceived, bytesReceived, resets);
+  }
+
+  // ---- inputs from the collector -------------------------------------------------------------
+
+  void onStreamChange(DispatcherInput input) {
+    fire(input, input.name().toLowerCase(), null);
+  }
+
+  void onProceed(long generation) {
+    if (generation == timerGeneration) {
+      fire(DispatcherInput.PROCEED, "start", null);   // the first reset after Ready, or a retry
+    }
+  }
+
+  void close() {
+    fire(DispatcherInput.CLOSE, "close", null);
+  }
+
+  void onListenerFailed(SluiceException error) {
+    pendingError = error;
+    fire(DispatcherInput.LISTENER_FAILED, "listener_failed", null);
+  }
+
+  /** Fails a subscription before it reached the broker (name resolution, missing feature). */
+  void failBeforeRegister(SluiceException error) {
+    pendingError = error;
+    fire(DispatcherInput.ACK_REJECTED, "rejected_locally", null);
+  }
+
+  void onReady() {
+    fire(DispatcherInput.READY, "ready", null);
+  }
+
+  void onAck(ControlAck ack) {
+    if (ack.getAction() != outstandingAction || ack.getEpoch() != outstandingEpoch) {
+      fire(DispatcherInput.STALE_EPOCH, "stale_ack", null);
+      return;
+    }
+    outstandingAction = null;
+    AckStatus status = ack.getStatus();
+    switch (status) {
+      case ACK_STATUS_ACCEPTED -> fire(DispatcherInput.ACK_ACCEPTED, "accepted", null);
+      case ACK_STATUS_NOT_FOUND -> fire(DispatcherInput.ACK_NOT_FOUND, "not_found", null);
+      case ACK_STATUS_STALE -> {
+        pendingError = new SubscriptionRejectedException(ErrorCode.STALE_EPOCH, id, subscription.target(),
+            queue.acknowledged().ts(), "the broker holds a tombstone or a newer registration for this dispatcher id;"
+            + " subscribe again with a new dispatcher id (" + ack.getReason() + ")");
+        fire(DispatcherInput.ACK_STALE, "stale_ack", null);
+      }
+      default -> {
+        ErrorCode code = ErrorCode.fromWire(ack.getCode());
+        if (code.kind() == ErrorCode.Kind.TRANSIENT) {
+          LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("code", code).addKeyValue("reason", ack.getReason())
+              .log("request rejected transiently; retrying with backoff");
+          fire(DispatcherInput.ACK_RETRYABLE, "retryable", null);
+        } else {
+          pendingError = new SubscriptionRejectedException(code.kind() == ErrorCode.Kind.REJECTED ? code
+              : ErrorCode.INVALID_REQUEST, id, subscription.target(), queue.acknowledged().ts(),
+              ack.getReason().isEmpty() ? "(no reason given)" : ack.getReason());
+          fire(DispatcherInput.ACK_REJECTED, "rejected", null);
+        }
+      }
+    }
+  }
+
+  void onHandshake(Handshake h) {
+    String violation = null;
+    if (!isLive() || h.getEpoch() < epoch) {
+      fire(DispatcherInput.STALE_EPOCH, "stale_handshake", null);
+      return;
+    } else if (h.getEpoch() > epoch) {
+      violation = "future_epoch";
+    } else if (state == DispatcherState.STREAMING) {
+      violation = "repeated_handshake";
+    } else if (h.getSeq() != 1) {
+      violation = "handshake_seq";
+    } else if (!h.hasTableInfo()) {
+      violation = "handshake_without_table_info";
+    } else if (h.getStartTs() != epochStartTs) {
+      violation = "handshake_start_ts";
+    }
+    if (violation != null) {
+      fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
+      return;
+    }
+    fire(DispatcherInput.HANDSHAKE, "handshake", () -> {
+      lastSeq = 1;
+      tableInfo = h.getTableInfo();
+      retryAttempt = 0;
+      streaming.complete(null);
+    });
+  }
+
+  void onEvents(EventBatch batch) {
+    if (!isLive() || batch.getEpoch() < epoch) {
+      fire(DispatcherInput.STALE_EPOCH, "stale_events", null);
+      return;
+    }
+    String violation = batch.getEpoch() > epoch ? "future_epoch"
+        : state == DispatcherState.RESETTING ? "missing_handshake"
+        : ReceiverRules.firstViolation(batch, lastSeq, assembler.openCommitTs(), nextFragmentIndex, lastEventTs,
+            lastDmlTs, resumeCommitTs);
+    if (violation != null) {
+      fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
+      return;
+    }
+    fire(DispatcherInput.EVENTS, "events", () -> accept(batch));
+  }
+
+  void onResolved(Resolved r) {
+    if (!isLive() || r.getEpoch() < epoch) {
+      fire(DispatcherInput.STALE_EPOCH, "stale_resolved", null);
+      return;
+    }
+    String violation = r.getEpoch() > epoch ? "future_epoch"
+        : state == DispatcherState.RESETTING ? "missing_handshake"
+        : r.getLastSeq() != lastSeq ? "wrong_last_seq"
+        : assembler.openCommitTs() >= 0 ? "resolved_inside_transaction" : null;
+    if (violation != null) {
+      fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
+      return;
+    }
+    fire(DispatcherInput.RESOLVED, "resolved", () -> {
+      long ts = r.getTs();
+      epochHighTs = Math.max(epochHighTs, ts);
+      resolvedTs = Math.max(resolvedTs, ts);
+      if (ts > lastResolvedQueued) {
+        lastResolvedQueued = ts;
+        queuedPosition = queuedPosition.max(Checkpoint.at(ts));
+        queue.offer(new Delivery.Resolved(ts));
+      }
+    });
+  }
+
+  /** The broker listed this dispatcher as REMOVED for {@code statusEpoch}. */
+  void onHeartbeatRemoved(long statusEpoch) {
+    if (isLive() && statusEpoch == epoch) {
+      fire(DispatcherInput.HEARTBEAT_REMOVED, "heartbeat_removed", null);
+    } else {
+      fire(DispatcherInput.STALE_EPOCH, "stale_status", null);
+    }
+  }
+
+  // ---- reports -------------------------------------------------------------------------------
+
+  /** This dispatcher's heartbeat; the checkpoint is clamped to what the current epoch delivered. */
+  DispatcherHeartbeat heartbeat() {
+    Checkpoint acked = queue.acknowledged();
+    Checkpoint reported = acked.ts() > epochHighTs ? Checkpoint.at(epochHighTs) : acked;
+    DispatcherHeartbeat.Builder b = DispatcherHeartbeat.newBuilder().setDispatcherId(id.toProto())
+        .setEpoch(epoch).setCheckpointTs(reported.ts());
+    if (reported.hasCursor()) {
+      b.setCursor(ResumeCursor.newBuilder().setCommitTs(reported.cursorCommitTs()).setNextRowSeq(reported.nextRowSeq()));
+    }
+    return b.build();
+  }
+
+  DispatcherCredit credit() {
+    return DispatcherCredit.newBuilder().setDispatcherId(id.toProto()).setEpoch(epoch)
+        .setAvailableBytes(queue.freeBytes(assembler.bufferedBytes())).setReceivedBytes(receivedBytesEpoch).build();
+  }
+
+  /** Bytes held for the listener (queued plus a half-assembled transaction). */
+  long heldBytes() {
+    return queue.queuedBytes() + assembler.bufferedBytes();
+  }
+
+  // ---- the state machine ---------------------------------------------------------------------
+
+  private void fire(DispatcherInput input, String reason, Runnable delivery) {
+    DispatcherState from = state;
+    Transition t = DispatcherTransitions.apply(from, input);
+    if (t.isIgnoreOf(from)) {
+      return;
+    }
+    state = t.next();
+    if (from != t.next()) {
+      LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
+          .addKeyValue("from", from).addKeyValue("to", t.next()).addKeyValue("input", input)
+          .addKeyValue("reason", reason).addKeyValue("epoch", epoch).log("dispatcher transition");
+      link.metrics().stateChanged(from, t.next());
+    }
+    for (DispatcherEffect effect : t.effects()) {
+      switch (effect) {
+        case SEND_REGISTER -> sendRegister(reason);
+        case SEND_RESET -> sendReset(reason);
+        case SEND_REMOVE -> sendRemove();
+        case DELIVER -> {
+          if (delivery != null) {
+            delivery.run();
+          }
+        }
+        case SCHEDULE_PROCEED -> link.scheduleProceed(this, 0, ++timerGeneration);
+        case SCHEDULE_RETRY -> link.scheduleProceed(this, link.retryDelayMs(retryAttempt++), ++timerGeneration);
+        case NOTIFY_ERROR -> notifyError();
+      }
+    }
+    if (t.next() == DispatcherState.REMOVED) {
+      if (!t.effects().contains(DispatcherEffect.NOTIFY_ERROR)) {
+        queue.stop();
+      }
+      streaming.completeExceptionally(pendingError != null ? pendingError
+          : new IllegalStateException("dispatcher " + id + " was removed before it streamed"));
+      if (!t.effects().contains(DispatcherEffect.SEND_REMOVE)) {
+        closed.complete(null);
+      }
+    }
+  }
+
+  private void sendRegister(String reason) {
+    if (registeredBefore && !"proceed".equals(reason) && !"start".equals(reason)) {
+      nextResetReason = reason;   // the RESET after this re-registration is counted under its cause
+    }
+    registeredBefore = true;
+    timerGeneration++;
+    lastSeq = 0;
+    assembler.clear();
+    Checkpoint from = queue.acknowledged();
+    outstandingAction = DispatcherAction.DISPATCHER_ACTION_REGISTER;
+    outstandingEpoch = 0;
+    link.send(request(DispatcherAction.DISPATCHER_ACTION_REGISTER, 0, from.ts(), null));
+  }
+
+  private void sendReset(String input) {
+    String reason = "start".equals(input) ? nextResetReason : input;
+    nextResetReason = "start";
+    epoch = Math.addExact(epoch, 1);          // bump first: anything of the old epoch is stale from now on
+    lastSeq = 0;
+    assembler.clear();
+    receivedBytesEpoch = 0;
+    Checkpoint from = queue.acknowledged();
+    epochStartTs = from.ts();
+    epochHighTs = from.ts();
+    lastEventTs = from.ts();
+    lastDmlTs = from.ts();
+    boolean cursor = from.hasCursor() && link.hasFeature(ProtocolInfo.FEATURE_RESUME_CURSOR);
+    resumeCommitTs = from.hasCursor() ? from.cursorCommitTs() : 0;
+    outstandingAction = DispatcherAction.DISPATCHER_ACTION_RESET;
+    outstandingEpoch = epoch;
+    resets++;
+    link.metrics().reset(changefeedId, reason);
+    LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("epoch", epoch).addKeyValue("startTs", from.ts())
+        .addKeyValue("reason", reason).log("sending RESET");
+    link.send(request(DispatcherAction.DISPATCHER_ACTION_RESET, epoch, from.ts(),
+        cursor ? ResumeCursor.newBuilder().setCommitTs(from.cursorCommitTs()).setNextRowSeq(from.nextRowSeq()).build()
+            : null));
+  }
+
+  private void sendRemove() {
+    timerGeneration++;
+    outstandingAction = DispatcherAction.DISPATCHER_ACTION_REMOVE;
+    outstandingEpoch = epoch;
+    if (!link.send(request(DispatcherAction.DISPATCHER_ACTION_REMOVE, epoch, queue.acknowledged().ts(), null))) {
+      closed.complete(null);
+    }
+  }
+
+  /** True the first time: the collector forgets this dispatcher once. */
+  boolean markDropped() {
+    if (dropped) {
+      return false;
+    }
+    dropped = true;
+    return true;
+  }
+
+  /** The REMOVE was acked (any status) or its stream is gone. */
+  void onRemoveDone() {
+    closed.complete(null);
+  }
+
+  private void notifyError() {
+    SluiceException error = pendingError != null ? pendingError
+        : SluiceException.of(ErrorCode.INTERNAL, "dispatcher " + id + " failed");
+    LOG.atWarn().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
+        .addKeyValue("code", error.code()).log(error.getMessage());
+    queue.fail(error);
+  }
+
+  private DispatcherRequest request(DispatcherAction action, long requestEpoch, long startTs, ResumeCursor cursor) {
+    DispatcherRequest.Builder b = DispatcherRequest.newBuilder().setDispatcherId(id.toProto())
+        .setChangefeedId(changefeedId).setSpan(span.toProto()).setAction(action).setEpoch(requestEpoch)
+        .setStartTs(startTs);
+    if (cursor != null) {
+      b.setResumeCursor(cursor);
+    }
+    if (!subscription.ignoredOps().isEmpty()) {
+      b.setFilter(EventFilter.newBuilder().addAllIgnoreOps(subscription.ignoredOps()));
+    }
+    if (subscription.syncPointInterval() != null) {
+      b.setSyncPoint(SyncPointConfig.newBuilder()
+          .setIntervalS((int) subscription.syncPointInterval().toSeconds()).setFirstTs(subscription.startTs()));
+    }
+    return b.build();
+  }
+
+  // ---- receiver rules ------------------------------------------------------------------------
+
+  /** Applies a validated batch: updates the epoch position and queues what the listener has not seen. */
+  private void accept(EventBatch batch) {
+    CollectorMetrics metrics = link.metrics();
+    for (DataEvent e : batch.getEventsList()) {
+      int bytes = e.getSerializedSize();
+      receivedBytesEpoch += bytes;
+      bytesReceived += bytes;
+      eventsReceived++;
+      metrics.received(changefeedId, bytes);
+      lastSeq = e.getSeq();
+      switch (e.getPayloadCase()) {
+        case DML -> {
+          DmlBatch d = e.getDml();
+          lastEventTs = d.getCommitTs();
+          epochHighTs = Math.max(epochHighTs, d.getCommitTs());
+          if (d.getLastFragment()) {
+            lastDmlTs = d.getCommitTs();
+          } else {
+            nextFragmentIndex = d.getFragmentIndex() + 1;
+          }
+          for (TxnAssembler.Part part : assembler.add(d, tableInfo, queuedPosition)) {
+            queuedPosition = queuedPosition.max(part.transaction().checkpoint());
+            queue.offer(Delivery.transaction(part.transaction(), part.bytes()));
+          }
+        }
+        case DDL -> {
+          var ddl = e.getDdl();
+          lastEventTs = ddl.getCommitTs();
+          epochHighTs = Math.max(epochHighTs, ddl.getCommitTs());
+          TableInfo before = tableInfo;
+          tableInfo = ddl.getTableInfoAfter();
+          if (ddl.getCommitTs() > lastDdlQueuedTs) {
+            lastDdlQueuedTs = ddl.getCommitTs();
+            queue.offer(Delivery.ddl(new DdlChange(ddl.getCommitTs(), ddl.getDdlType(), ddl.getQuery(),
+                ddl.getDialect(), before, ddl.getTableInfoAfter()), bytes));
+          }
+        }
+        case SYNC_POINT -> {
+          long ts = e.getSyncPoint().getTs();
+          lastEventTs = ts;
+          epochHighTs = Math.max(epochHighTs, ts);
+          if (ts > queuedPosition.ts()) {
+            queue.offer(Delivery.syncPoint(ts));
+          }
+        }
+        case PAYLOAD_NOT_SET -> { }
+      }
+    }
+  }
+}

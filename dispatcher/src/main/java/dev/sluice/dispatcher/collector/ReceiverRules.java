@@ -1,0 +1,92 @@
+package dev.sluice.dispatcher.collector;
+
+import dev.sluice.api.v1.DataEvent;
+import dev.sluice.api.v1.DmlBatch;
+import dev.sluice.api.v1.EventBatch;
+
+/**
+ * PROTOCOL.md's receiver rules for the data events of one epoch, as a pure check: seq numbers follow
+ * {@code last_seq + 1} without a gap, fragments of a transaction are consecutive and not interleaved
+ * with anything else, and commit ts never go back. The epoch and handshake rules are checked by
+ * {@link DispatcherSession} before this.
+ *
+ * <pre>{@code
+ * String v = ReceiverRules.firstViolation(batch, lastSeq, -1, 0, lastTs, lastDmlTs, 0);   // null when fine
+ * }</pre>
+ */
+final class ReceiverRules {
+
+  private ReceiverRules() {}
+
+  /**
+   * The first violation in {@code batch}, as a metric-friendly reason ("seq_gap", "fragment_gap", ...), or
+   * null when every event follows the rules.
+   *
+   * @param lastSeq        seq of the last accepted event of the epoch (1 after the handshake)
+   * @param openCommitTs   commit ts of a transaction whose last fragment is still to come, or -1
+   * @param nextFragment   the fragment index expected next for that transaction
+   * @param lastEventTs    commit ts of the last accepted event (the start ts at first)
+   * @param lastDmlTs      commit ts of the last complete transaction (the start ts at first)
+   * @param resumeCommitTs commit ts of the transaction a resume cursor points into, or 0
+   */
+  static String firstViolation(EventBatch batch, long lastSeq, long openCommitTs, int nextFragment, long lastEventTs,
+      long lastDmlTs, long resumeCommitTs) {
+    long seq = lastSeq;
+    long open = openCommitTs;
+    long ts = lastEventTs;
+    long dmlTs = lastDmlTs;
+    int fragment = open >= 0 ? nextFragment : 0;
+    for (DataEvent e : batch.getEventsList()) {
+      if (e.getSeq() != seq + 1) {
+        return "seq_gap";
+      }
+      seq++;
+      switch (e.getPayloadCase()) {
+        case DML -> {
+          DmlBatch d = e.getDml();
+          long c = d.getCommitTs();
+          if (open >= 0) {
+            if (c != open) {
+              return "fragment_interleaved";
+            }
+            if (d.getFragmentIndex() != fragment) {
+              return "fragment_gap";
+            }
+          } else {
+            if (c <= dmlTs && c != resumeCommitTs) {
+              return "commit_ts_order";
+            }
+            if (d.getFragmentIndex() != 0 && c != resumeCommitTs) {
+              return "fragment_gap";
+            }
+          }
+          if (c < ts) {
+            return "commit_ts_order";
+          }
+          ts = c;
+          if (d.getLastFragment()) {
+            open = -1;
+            dmlTs = c;
+          } else {
+            open = c;
+            fragment = d.getFragmentIndex() + 1;
+          }
+        }
+        case DDL, SYNC_POINT -> {
+          long c = e.hasDdl() ? e.getDdl().getCommitTs() : e.getSyncPoint().getTs();
+          if (open >= 0) {
+            return "event_inside_transaction";
+          }
+          if (c < ts) {
+            return "commit_ts_order";
+          }
+          ts = c;
+        }
+        case PAYLOAD_NOT_SET -> {
+          return "empty_event";
+        }
+      }
+    }
+    return null;
+  }
+}

@@ -1,0 +1,91 @@
+package dev.sluice.dispatcher.collector;
+
+import dev.sluice.api.v1.DmlBatch;
+import dev.sluice.api.v1.RowChange;
+import dev.sluice.api.v1.TableInfo;
+import dev.sluice.dispatcher.Checkpoint;
+import dev.sluice.dispatcher.RowChangeView;
+import dev.sluice.dispatcher.Transaction;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Turns the DmlBatch fragments of one dispatcher into whole {@link Transaction}s, or into parts when a
+ * transaction grows beyond {@code maxBytes} (so buffering never exceeds the dispatcher's credit).
+ * Rows already delivered (covered by the dedup checkpoint) are dropped, which is what makes a resume
+ * inside a fragmented transaction safe. Used on the collector's context only.
+ */
+final class TxnAssembler {
+
+  /** A transaction (or part) ready for the listener, with the bytes it occupies. */
+  record Part(Transaction transaction, long bytes) {}
+
+  private final long maxBytes;
+
+  private long openCommitTs = -1;
+  private long commitTimeMicros;
+  private TableInfo table;
+  private final List<RowChangeView> rows = new ArrayList<>();
+  private long bufferedBytes;
+  private boolean partEmitted;
+  private boolean rowsSkipped;
+
+  TxnAssembler(long maxBytes) {
+    this.maxBytes = maxBytes;
+  }
+
+  /** Commit ts of the transaction whose last fragment has not arrived yet, or -1. */
+  long openCommitTs() {
+    return openCommitTs;
+  }
+
+  long bufferedBytes() {
+    return bufferedBytes;
+  }
+
+  /** Drops a half-received transaction (its epoch ended; the next epoch sends it again). */
+  void clear() {
+    openCommitTs = -1;
+    rows.clear();
+    bufferedBytes = 0;
+    partEmitted = false;
+    rowsSkipped = false;
+    table = null;
+  }
+
+  /**
+   * Adds one validated fragment read over {@code tableInfo}; returns the parts now ready, skipping rows
+   * covered by {@code alreadyDelivered}.
+   */
+  List<Part> add(DmlBatch dml, TableInfo tableInfo, Checkpoint alreadyDelivered) {
+    if (openCommitTs != dml.getCommitTs()) {
+      clear();
+      openCommitTs = dml.getCommitTs();
+      commitTimeMicros = dml.getCommitTimeMicros();
+    }
+    table = tableInfo;
+    for (RowChange row : dml.getRowsList()) {
+      if (alreadyDelivered.covers(dml.getCommitTs(), row.getRowSeq())) {
+        rowsSkipped = true;
+        continue;
+      }
+      rows.add(RowChangeView.of(tableInfo, row));
+      bufferedBytes += row.getSerializedSize();
+    }
+    List<Part> ready = new ArrayList<>(1);
+    if (dml.getLastFragment()) {
+      boolean anything = !rows.isEmpty() || partEmitted;
+      if (anything) {
+        boolean complete = !partEmitted && !rowsSkipped;
+        ready.add(new Part(new Transaction(openCommitTs, commitTimeMicros, table, rows, complete, true), bufferedBytes));
+      }
+      clear();
+    } else if (bufferedBytes > maxBytes && !rows.isEmpty()) {
+      ready.add(new Part(new Transaction(openCommitTs, commitTimeMicros, table, rows, false, false), bufferedBytes));
+      rows.clear();
+      bufferedBytes = 0;
+      partEmitted = true;
+    }
+    return ready;
+  }
+}

@@ -1,0 +1,136 @@
+package dev.sluice.dispatcher.sink;
+
+import dev.sluice.api.v1.ColumnInfo;
+import dev.sluice.api.v1.DdlType;
+import dev.sluice.api.v1.TableInfo;
+import dev.sluice.dispatcher.DdlChange;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.function.Function;
+import java.util.stream.Collectors;
+
+/**
+ * Derives target statements for a DDL from the table info before and after it, for targets of another
+ * dialect (or captured DDL without a query): CREATE TABLE, ADD/DROP/RENAME COLUMN, column type
+ * changes, RENAME/TRUNCATE/DROP TABLE. Anything else is an {@link UnsupportedDdlException}. The forms
+ * use IF [NOT] EXISTS where the target has them, so replaying a DDL after a crash is harmless.
+ */
+final class DdlTranslator {
+
+  private final Dialect dialect;
+
+  DdlTranslator(Dialect dialect) {
+    this.dialect = dialect;
+  }
+
+  /**
+   * @param table       the quoted target table as it was before the DDL
+   * @param targetSchema the target schema of the table
+   */
+  List<String> derive(DdlChange ddl, String table, String targetSchema) {
+    TableInfo before = ddl.tableInfoBefore();
+    TableInfo after = ddl.tableInfoAfter();
+    DdlType type = ddl.ddlType();
+    return switch (type) {
+      case DDL_TYPE_CREATE_TABLE -> List.of(createTable(ddl, dialect.qualified(targetSchema, after.getTableName())));
+      case DDL_TYPE_TRUNCATE_TABLE -> List.of(dialect.truncate(table));
+      case DDL_TYPE_DROP_TABLE -> List.of(dialect.dropTable(table));
+      case DDL_TYPE_RENAME_TABLE -> {
+        if (before.getTableName().equals(after.getTableName())) {
+          throw unsupported(ddl, "RENAME TABLE with the same name before and after");
+        }
+        yield List.of(dialect.renameTable(table, targetSchema, after.getTableName()));
+      }
+      case DDL_TYPE_ADD_COLUMN, DDL_TYPE_DROP_COLUMN, DDL_TYPE_RENAME_COLUMN, DDL_TYPE_ALTER_COLUMN_TYPE,
+          DDL_TYPE_ALTER_TABLE -> alterColumns(ddl, table);
+      case DDL_TYPE_CREATE_INDEX, DDL_TYPE_DROP_INDEX, DDL_TYPE_OTHER, DDL_TYPE_UNSPECIFIED, UNRECOGNIZED ->
+          throw unsupported(ddl, type + " cannot be derived from the table info"
+              + (ddl.query().isEmpty() ? "" : " (captured " + ddl.dialect() + ": " + ddl.query() + ")"));
+    };
+  }
+
+  /** CREATE TABLE IF NOT EXISTS for {@code info} at {@code table}. */
+  String createTable(DdlChange ddl, String table) {
+    TableInfo info = ddl.tableInfoAfter();
+    checkCreatable(info, ddl.commitTs());
+    return dialect.createTable(table, info);
+  }
+
+  void checkCreatable(TableInfo info, long commitTs) {
+    String name = info.getSchemaName() + "." + info.getTableName();
+    if (info.getPrimaryKeyCount() == 0) {
+      throw new SinkFailedException(name, commitTs, "table " + name + " has no primary key; the JDBC sink applies "
+          + "changes by key and cannot apply it exactly once: add a primary key upstream, or leave the table out "
+          + "of the changefeed filter", null);
+    }
+    for (ColumnInfo c : info.getColumnsList()) {
+      if (dialect.columnType(c, false) == null) {
+        throw new UnsupportedDdlException(name, commitTs, "column " + c.getName() + " has no known kind ("
+            + c.getSourceType() + ")");
+      }
+    }
+  }
+
+  private List<String> alterColumns(DdlChange ddl, String table) {
+    TableInfo before = ddl.tableInfoBefore();
+    TableInfo after = ddl.tableInfoAfter();
+    Map<String, ColumnInfo> was = before.getColumnsList().stream()
+        .collect(Collectors.toMap(ColumnInfo::getName, Function.identity()));
+    Map<String, ColumnInfo> is = after.getColumnsList().stream()
+        .collect(Collectors.toMap(ColumnInfo::getName, Function.identity()));
+    List<ColumnInfo> added = after.getColumnsList().stream().filter(c -> !was.containsKey(c.getName())).toList();
+    List<ColumnInfo> dropped = before.getColumnsList().stream().filter(c -> !is.containsKey(c.getName())).toList();
+    List<String> out = new ArrayList<>();
+    if (ddl.ddlType() == DdlType.DDL_TYPE_RENAME_COLUMN) {
+      if (added.size() != 1 || dropped.size() != 1) {
+        throw unsupported(ddl, "RENAME COLUMN must change exactly one column name, found added " + names(added)
+            + " and dropped " + names(dropped));
+      }
+      out.add(dialect.renameColumn(table, dropped.get(0).getName(), added.get(0).getName()));
+    } else {
+      if (!added.isEmpty() && !dropped.isEmpty() && ddl.ddlType() != DdlType.DDL_TYPE_ALTER_TABLE) {
+        throw unsupported(ddl, ddl.ddlType() + " both adds " + names(added) + " and drops " + names(dropped));
+      }
+      for (ColumnInfo c : dropped) {
+        if (before.getPrimaryKeyList().contains(c.getName())) {
+          throw unsupported(ddl, "dropping primary key column " + c.getName());
+        }
+        out.add(dialect.dropColumn(table, c.getName()));
+      }
+      for (ColumnInfo c : added) {
+        String type = dialect.columnType(c, false);
+        if (type == null) {
+          throw unsupported(ddl, "column " + c.getName() + " has no known kind (" + c.getSourceType() + ")");
+        }
+        out.add(dialect.addColumn(table, c));
+      }
+    }
+    for (ColumnInfo c : after.getColumnsList()) {
+      ColumnInfo old = was.get(c.getName());
+      if (old != null && (old.getKind() != c.getKind() || old.getElementKind() != c.getElementKind()
+          || !old.getSourceType().equals(c.getSourceType()))) {
+        String type = dialect.columnType(c, after.getPrimaryKeyList().contains(c.getName()));
+        if (type == null) {
+          throw unsupported(ddl, "column " + c.getName() + " changes to an unknown kind (" + c.getSourceType() + ")");
+        }
+        if (!type.equals(dialect.columnType(old, before.getPrimaryKeyList().contains(c.getName())))) {
+          out.add(dialect.alterColumnType(table, c, type));
+        }
+      }
+    }
+    if (!after.getPrimaryKeyList().equals(before.getPrimaryKeyList())) {
+      throw unsupported(ddl, "the primary key changes from " + before.getPrimaryKeyList() + " to "
+          + after.getPrimaryKeyList());
+    }
+    return out;
+  }
+
+  private static List<String> names(List<ColumnInfo> cs) {
+    return cs.stream().map(ColumnInfo::getName).toList();
+  }
+
+  private static UnsupportedDdlException unsupported(DdlChange ddl, String what) {
+    return new UnsupportedDdlException(ddl.tableName(), ddl.commitTs(), what);
+  }
+}

@@ -1,0 +1,371 @@
+package dev.sluice.dispatcher.sink;
+
+import dev.sluice.api.v1.ColumnInfo;
+import dev.sluice.api.v1.TableInfo;
+import dev.sluice.api.v1.Value;
+import dev.sluice.api.v1.ValueKind;
+import java.math.BigDecimal;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Types;
+import java.util.List;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Collectors;
+
+/**
+ * The SQL a JDBC target speaks: identifier quoting, the upsert form, column types for derived DDL,
+ * the checkpoint tables, and how a {@link Value} is bound. {@code wireName()} matches
+ * {@code DdlEvent.dialect}, so a captured statement of the same dialect can run as is.
+ *
+ * <pre>{@code
+ * Dialect d = Dialect.fromJdbcUrl("jdbc:postgresql://127.0.0.1:5432/app");   // POSTGRESQL
+ * String sql = d.upsert("\"public\".\"orders\"", List.of("id", "note"), List.of("id"), List.of("note"));
+ * }</pre>
+ */
+public enum Dialect {
+
+  /** PostgreSQL: {@code INSERT ... ON CONFLICT (pk) DO UPDATE SET c = EXCLUDED.c}. */
+  POSTGRESQL("postgresql") {
+    @Override
+    public String quote(String identifier) {
+      return '"' + identifier.replace("\"", "\"\"") + '"';
+    }
+
+    @Override
+    public String upsert(String table, List<String> columns, List<String> keys, List<String> update) {
+      String head = insertHead(table, columns) + " ON CONFLICT (" + quoted(keys) + ")";
+      return update.isEmpty() ? head + " DO NOTHING" : head + " DO UPDATE SET " + update.stream()
+          .map(c -> quote(c) + " = EXCLUDED." + quote(c)).collect(Collectors.joining(", "));
+    }
+
+    @Override
+    String type(ColumnInfo c, ValueKind kind, boolean key) {
+      return switch (kind) {
+        case VALUE_KIND_BOOL -> "boolean";
+        case VALUE_KIND_INT64 -> "bigint";
+        case VALUE_KIND_DOUBLE -> "double precision";
+        case VALUE_KIND_DECIMAL -> precision(c.getSourceType()).map(p -> "numeric" + p).orElse("numeric");
+        case VALUE_KIND_STRING -> length(c.getSourceType()).map(n -> "varchar(" + n + ")").orElse("text");
+        case VALUE_KIND_BYTES -> "bytea";
+        case VALUE_KIND_TIMESTAMP -> "timestamp(6)";
+        case VALUE_KIND_TIMESTAMP_TZ -> "timestamptz(6)";
+        case VALUE_KIND_DATE -> "date";
+        case VALUE_KIND_TIME -> "time(6)";
+        case VALUE_KIND_JSON -> "jsonb";
+        case VALUE_KIND_UUID -> "uuid";
+        case VALUE_KIND_ARRAY -> type(c, c.getElementKind(), false) + "[]";
+        case VALUE_KIND_TEXT_FALLBACK -> "text";
+        case VALUE_KIND_UNSPECIFIED, UNRECOGNIZED -> null;
+      };
+    }
+
+    @Override
+    String renameTable(String from, String toSchema, String toTable) {
+      return "ALTER TABLE IF EXISTS " + from + " RENAME TO " + quote(toTable);
+    }
+
+    @Override
+    String alterColumnType(String table, ColumnInfo c, String type) {
+      return "ALTER TABLE " + table + " ALTER COLUMN " + quote(c.getName()) + " TYPE " + type + " USING "
+          + quote(c.getName()) + "::" + type;
+    }
+
+    @Override
+    String renameColumn(String table, String from, String to) {
+      return "ALTER TABLE " + table + " RENAME COLUMN " + quote(from) + " TO " + quote(to);
+    }
+
+    @Override
+    String useSchema(String schema) {
+      return "SET LOCAL search_path TO " + quote(schema);
+    }
+
+    @Override
+    String currentSchemaQuery() {
+      return "SELECT current_schema()";
+    }
+
+    @Override
+    String now() {
+      return "now()";
+    }
+
+    @Override
+    String timestampType() {
+      return "timestamptz";
+    }
+
+    @Override
+    void bindValue(PreparedStatement ps, int i, Value v) throws SQLException {
+      switch (v.getKindCase()) {
+        case BOOL_VALUE -> ps.setBoolean(i, v.getBoolValue());
+        case INT64_VALUE -> ps.setLong(i, v.getInt64Value());
+        case DOUBLE_VALUE -> ps.setDouble(i, v.getDoubleValue());
+        case BYTES_VALUE -> ps.setBytes(i, v.getBytesValue().toByteArray());
+        case DECIMAL_VALUE -> {
+          BigDecimal d = decimal(v.getDecimalValue());
+          if (d != null) {
+            ps.setBigDecimal(i, d);
+          } else {
+            ps.setObject(i, v.getDecimalValue(), Types.OTHER);   // NaN, Infinity: numeric parses them
+          }
+        }
+        // untyped text: the server casts it to the column's type (text, enum, json, uuid, arrays, times)
+        default -> ps.setObject(i, ValueText.scalar(v), Types.OTHER);
+      }
+    }
+  },
+
+  /** MySQL and MariaDB: {@code INSERT ... ON DUPLICATE KEY UPDATE c = VALUES(c)}. */
+  MYSQL("mysql") {
+    @Override
+    public String quote(String identifier) {
+      return '`' + identifier.replace("`", "``") + '`';
+    }
+
+    @Override
+    public String upsert(String table, List<String> columns, List<String> keys, List<String> update) {
+      // with no non-key column, re-assigning the first key keeps the statement an idempotent upsert
+      List<String> set = update.isEmpty() ? keys.subList(0, 1) : update;
+      return insertHead(table, columns) + " ON DUPLICATE KEY UPDATE " + set.stream()
+          .map(c -> quote(c) + " = VALUES(" + quote(c) + ")").collect(Collectors.joining(", "));
+    }
+
+    @Override
+    String type(ColumnInfo c, ValueKind kind, boolean key) {
+      return switch (kind) {
+        case VALUE_KIND_BOOL -> "BOOLEAN";
+        case VALUE_KIND_INT64 -> "BIGINT";
+        case VALUE_KIND_DOUBLE -> "DOUBLE";
+        case VALUE_KIND_DECIMAL -> precision(c.getSourceType()).map(p -> "DECIMAL" + p).orElse("DECIMAL(65,30)");
+        case VALUE_KIND_STRING, VALUE_KIND_TEXT_FALLBACK -> length(c.getSourceType())
+            .filter(n -> n <= 16383).map(n -> "VARCHAR(" + n + ")").orElse(key ? "VARCHAR(255)" : "LONGTEXT");
+        case VALUE_KIND_BYTES -> key ? "VARBINARY(255)" : "LONGBLOB";
+        case VALUE_KIND_TIMESTAMP, VALUE_KIND_TIMESTAMP_TZ -> "DATETIME(6)";
+        case VALUE_KIND_DATE -> "DATE";
+        case VALUE_KIND_TIME -> "TIME(6)";
+        case VALUE_KIND_JSON, VALUE_KIND_ARRAY -> "JSON";
+        case VALUE_KIND_UUID -> "CHAR(36)";
+        case VALUE_KIND_UNSPECIFIED, UNRECOGNIZED -> null;
+      };
+    }
+
+    @Override
+    String renameTable(String from, String toSchema, String toTable) {
+      return "RENAME TABLE " + from + " TO " + quote(toSchema) + "." + quote(toTable);
+    }
+
+    @Override
+    String alterColumnType(String table, ColumnInfo c, String type) {
+      return "ALTER TABLE " + table + " MODIFY COLUMN " + quote(c.getName()) + " " + type
+          + (c.getNullable() ? "" : " NOT NULL");
+    }
+
+    @Override
+    String renameColumn(String table, String from, String to) {
+      return "ALTER TABLE " + table + " RENAME COLUMN IF EXISTS " + quote(from) + " TO " + quote(to);
+    }
+
+    @Override
+    String useSchema(String schema) {
+      return "USE " + quote(schema);
+    }
+
+    @Override
+    String currentSchemaQuery() {
+      return "SELECT DATABASE()";
+    }
+
+    @Override
+    String now() {
+      return "CURRENT_TIMESTAMP(6)";
+    }
+
+    @Override
+    String timestampType() {
+      return "TIMESTAMP(6)";
+    }
+
+    @Override
+    void bindValue(PreparedStatement ps, int i, Value v) throws SQLException {
+      switch (v.getKindCase()) {
+        case BOOL_VALUE -> ps.setBoolean(i, v.getBoolValue());
+        case INT64_VALUE -> ps.setLong(i, v.getInt64Value());
+        case DOUBLE_VALUE -> ps.setDouble(i, v.getDoubleValue());
+        case BYTES_VALUE -> ps.setBytes(i, v.getBytesValue().toByteArray());
+        case DECIMAL_VALUE -> ps.setBigDecimal(i, new BigDecimal(v.getDecimalValue()));
+        case TIMESTAMP_VALUE -> ps.setString(i, ValueText.timestamp(v.getTimestampValue().getMicros()));
+        case ARRAY_VALUE -> ps.setString(i, JsonValues.arrayJson(v));
+        default -> ps.setString(i, ValueText.scalar(v));
+      }
+    }
+  };
+
+  private static final Pattern LENGTH = Pattern.compile("(?:varchar|character varying|char|character)\\s*\\((\\d+)\\)");
+  private static final Pattern PRECISION = Pattern.compile("(?:numeric|decimal)\\s*\\((\\d+)\\s*(?:,\\s*(\\d+))?\\)");
+
+  private final String wireName;
+
+  Dialect(String wireName) {
+    this.wireName = wireName;
+  }
+
+  /** The name {@code DdlEvent.dialect} uses for this SQL dialect. */
+  public String wireName() {
+    return wireName;
+  }
+
+  /** The dialect of a JDBC URL: {@code jdbc:postgresql:}, {@code jdbc:mariadb:} or {@code jdbc:mysql:}. */
+  public static Dialect fromJdbcUrl(String url) {
+    if (url.startsWith("jdbc:postgresql:")) {
+      return POSTGRESQL;
+    }
+    if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
+      return MYSQL;
+    }
+    throw new IllegalArgumentException("jdbcUrl must start with jdbc:postgresql:, jdbc:mariadb: or jdbc:mysql:, got \""
+        + url + "\"");
+  }
+
+  public abstract String quote(String identifier);
+
+  public String qualified(String schema, String table) {
+    return quote(schema) + "." + quote(table);
+  }
+
+  /** An upsert of {@code columns} into {@code table} (already quoted), updating {@code update} on a key conflict. */
+  public abstract String upsert(String table, List<String> columns, List<String> keys, List<String> update);
+
+  public String delete(String table, List<String> keys) {
+    return "DELETE FROM " + table + " WHERE " + keys.stream().map(k -> quote(k) + " = ?")
+        .collect(Collectors.joining(" AND "));
+  }
+
+  /** The column type for {@code c} on this target, or null when its kind has no mapping. */
+  String columnType(ColumnInfo c, boolean key) {
+    return type(c, c.getKind(), key);
+  }
+
+  abstract String type(ColumnInfo c, ValueKind kind, boolean key);
+
+  String columnDefinition(ColumnInfo c, boolean key) {
+    return quote(c.getName()) + " " + columnType(c, key) + (c.getNullable() && !key ? "" : " NOT NULL");
+  }
+
+  String createTable(String table, TableInfo info) {
+    StringBuilder sb = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(table).append(" (");
+    for (ColumnInfo c : info.getColumnsList()) {
+      sb.append(columnDefinition(c, info.getPrimaryKeyList().contains(c.getName()))).append(", ");
+    }
+    return sb.append("PRIMARY KEY (").append(quoted(info.getPrimaryKeyList())).append("))").toString();
+  }
+
+  String addColumn(String table, ColumnInfo c) {
+    return "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS " + columnDefinition(c, false);
+  }
+
+  String dropColumn(String table, String column) {
+    return "ALTER TABLE " + table + " DROP COLUMN IF EXISTS " + quote(column);
+  }
+
+  abstract String renameColumn(String table, String from, String to);
+
+  abstract String alterColumnType(String table, ColumnInfo c, String type);
+
+  abstract String renameTable(String from, String toSchema, String toTable);
+
+  String truncate(String table) {
+    return "TRUNCATE TABLE " + table;
+  }
+
+  String dropTable(String table) {
+    return "DROP TABLE IF EXISTS " + table;
+  }
+
+  /** Makes unqualified names in a captured statement resolve in {@code schema}. */
+  abstract String useSchema(String schema);
+
+  abstract String currentSchemaQuery();
+
+  abstract String now();
+
+  abstract String timestampType();
+
+  String createCheckpointTable(String table) {
+    return "CREATE TABLE IF NOT EXISTS " + table + " (changefeed_id VARCHAR(255) NOT NULL PRIMARY KEY, "
+        + "checkpoint_ts BIGINT NOT NULL, updated_at " + timestampType() + " NOT NULL)";
+  }
+
+  String createTableCheckpointTable(String table) {
+    return "CREATE TABLE IF NOT EXISTS " + table + " (changefeed_id VARCHAR(255) NOT NULL, table_id BIGINT NOT NULL, "
+        + "table_name VARCHAR(512) NOT NULL, checkpoint_ts BIGINT NOT NULL, cursor_commit_ts BIGINT NOT NULL, "
+        + "next_row_seq BIGINT NOT NULL, ddl_ts BIGINT NOT NULL, updated_at " + timestampType() + " NOT NULL, "
+        + "PRIMARY KEY (changefeed_id, table_id))";
+  }
+
+  String upsertCheckpoint(String table) {
+    return upsertWithNow(table, List.of("changefeed_id", "checkpoint_ts"), List.of("changefeed_id"));
+  }
+
+  String upsertTableCheckpoint(String table) {
+    return upsertWithNow(table, List.of("changefeed_id", "table_id", "table_name", "checkpoint_ts", "cursor_commit_ts",
+        "next_row_seq", "ddl_ts"), List.of("changefeed_id", "table_id"));
+  }
+
+  private String upsertWithNow(String table, List<String> columns, List<String> keys) {
+    String sql = upsert(table, append(columns, "updated_at"), keys,
+        append(columns.stream().filter(c -> !keys.contains(c)).toList(), "updated_at"));
+    // the last placeholder is updated_at: the target's clock fills it
+    int last = sql.lastIndexOf('?');
+    return sql.substring(0, last) + now() + sql.substring(last + 1);
+  }
+
+  /** Binds {@code v} (never unavailable) at parameter {@code i}. */
+  void bind(PreparedStatement ps, int i, Value v) throws SQLException {
+    if (v.hasNullValue() || v.getKindCase() == Value.KindCase.KIND_NOT_SET) {
+      ps.setNull(i, Types.NULL);
+    } else {
+      bindValue(ps, i, v);
+    }
+  }
+
+  abstract void bindValue(PreparedStatement ps, int i, Value v) throws SQLException;
+
+  String insertHead(String table, List<String> columns) {
+    return "INSERT INTO " + table + " (" + quoted(columns) + ") VALUES ("
+        + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
+  }
+
+  String quoted(List<String> names) {
+    return names.stream().map(this::quote).collect(Collectors.joining(", "));
+  }
+
+  private static List<String> append(List<String> list, String last) {
+    List<String> out = new java.util.ArrayList<>(list);
+    out.add(last);
+    return out;
+  }
+
+  private static java.util.Optional<Integer> length(String sourceType) {
+    Matcher m = LENGTH.matcher(sourceType.toLowerCase(Locale.ROOT));
+    return m.find() ? java.util.Optional.of(Integer.parseInt(m.group(1))) : java.util.Optional.empty();
+  }
+
+  private static java.util.Optional<String> precision(String sourceType) {
+    Matcher m = PRECISION.matcher(sourceType.toLowerCase(Locale.ROOT));
+    if (!m.find()) {
+      return java.util.Optional.empty();
+    }
+    return java.util.Optional.of("(" + m.group(1) + "," + (m.group(2) == null ? "0" : m.group(2)) + ")");
+  }
+
+  private static BigDecimal decimal(String text) {
+    try {
+      return new BigDecimal(text);
+    } catch (NumberFormatException e) {
+      return null;
+    }
+  }
+}

@@ -1,0 +1,19 @@
+package dev.sluice.dispatcher.sink;
+
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.TransientException;
+
+/**
+ * The target could not be reached or dropped the connection; nothing of the failed call was kept.
+ * Retry the same call after a backoff.
+ *
+ * <pre>{@code
+ * catch (SinkUnavailableException e) { retryLater(); }
+ * }</pre>
+ */
+public final class SinkUnavailableException extends TransientException {
+
+  public SinkUnavailableException(String message, Throwable cause) {
+    super(ErrorCode.SINK_UNAVAILABLE, message, cause);
+  }
+}

@@ -1,0 +1,49 @@
+package dev.sluice.dispatcher.changefeed;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+import org.junit.jupiter.params.provider.ValueSource;
+
+class TableFilterTest {
+
+  @ParameterizedTest(name = "{0} on {1} -> {2}")
+  @CsvSource(delimiter = '|', textBlock = """
+      public.*                          | public.orders     | true
+      public.*                          | sales.orders      | false
+      public.*  ; !public.tmp_*         | public.tmp_load   | false
+      !public.tmp_* ; public.*          | public.tmp_load   | false
+      public.*  ; !public.tmp_*         | public.tmpl       | true
+      *.orders                          | sales.orders      | true
+      *.orders                          | sales.orders_old  | false
+      public.order?                     | public.orders     | true
+      public.order?                     | public.order      | false
+      public.Orders                     | public.orders     | false
+      public.a+b                        | public.a+b        | true
+      public.a+b                        | public.aab        | false
+      sales.orders ; public.users       | public.users      | true
+      *.*  ; !pg_catalog.*              | pg_catalog.pg_class | false
+      """)
+  void matchesLikeTheRulesSay(String rules, String table, boolean expected) {
+    TableFilter f = TableFilter.of(rules.split("\\s*;\\s*"));
+    assertThat(f.matches(table)).isEqualTo(expected);
+    String[] parts = table.split("\\.");
+    assertThat(f.matches(parts[0], parts[1])).isEqualTo(expected);
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"", "orders", "public.orders.x", "!", "!public", "public. orders", ".orders", "public."})
+  void rejectsRulesThatAreNotSchemaDotTable(String rule) {
+    assertThatThrownBy(() -> TableFilter.of("public.*", rule)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("\"" + rule + "\"");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"!public.*", "!a.b"})
+  void needsAnIncludeRule(String rule) {
+    assertThatThrownBy(() -> TableFilter.of(rule)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least one include");
+  }
+}

@@ -1,0 +1,255 @@
+package dev.sluice.dispatcher.sink;
+
+import static dev.sluice.dispatcher.sink.SinkFixtures.ORDERS;
+import static dev.sluice.dispatcher.sink.SinkFixtures.ORDERS_WITH_QTY;
+import static dev.sluice.dispatcher.sink.SinkFixtures.col;
+import static dev.sluice.dispatcher.sink.SinkFixtures.ddl;
+import static dev.sluice.dispatcher.sink.SinkFixtures.delete;
+import static dev.sluice.dispatcher.sink.SinkFixtures.i;
+import static dev.sluice.dispatcher.sink.SinkFixtures.ins;
+import static dev.sluice.dispatcher.sink.SinkFixtures.insert;
+import static dev.sluice.dispatcher.sink.SinkFixtures.nul;
+import static dev.sluice.dispatcher.sink.SinkFixtures.s;
+import static dev.sluice.dispatcher.sink.SinkFixtures.txn;
+import static dev.sluice.dispatcher.sink.SinkFixtures.unavailable;
+import static dev.sluice.dispatcher.sink.SinkFixtures.update;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.api.v1.DdlType;
+import dev.sluice.api.v1.TableInfo;
+import dev.sluice.api.v1.ValueKind;
+import dev.sluice.dispatcher.Checkpoint;
+import dev.sluice.dispatcher.Transaction;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * What every {@link JdbcUpsertSink} target must do, run against a real server by each subclass
+ * (PostgreSQL through zonky, MariaDB through {@link MariaDbServer}).
+ */
+abstract class JdbcUpsertSinkContract {
+
+  protected String changefeed;
+  protected JdbcUpsertSink sink;
+
+  abstract String jdbcUrl();
+
+  abstract String user();
+
+  abstract String password();
+
+  abstract Connection connect() throws SQLException;
+
+  /** Where target tables go (a fresh schema/database per test). */
+  abstract String targetSchemaPrefix();
+
+  /** Quoted "schema"."orders" of this test's target. */
+  String orders() {
+    return config().dialect().qualified(schema, "orders");
+  }
+
+  /** A statement that makes every insert or update of orders bump apply_count.n. */
+  abstract List<String> countingTriggerSql(String schema);
+
+  /** An ADD COLUMN qty statement in this target's own dialect, naming the source schema "public". */
+  abstract String sameDialectAddQty();
+
+  abstract String otherDialect();
+
+  protected String schema;
+
+  JdbcSinkConfig config() {
+    return JdbcSinkConfig.of(jdbcUrl(), user(), password(), changefeed).withTargetSchema(schema);
+  }
+
+  @BeforeEach
+  void open() {
+    changefeed = "cf-" + UUID.randomUUID().toString().substring(0, 8);
+    schema = targetSchemaPrefix() + changefeed.substring(3);
+    sink = JdbcUpsertSink.open(config());
+  }
+
+  @AfterEach
+  void closeSink() {
+    sink.close();
+  }
+
+  List<String> rows() throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = connect(); Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT id, note, big FROM " + orders() + " ORDER BY id")) {
+      while (rs.next()) {
+        out.add(rs.getLong(1) + ":" + rs.getString(2) + ":" + rs.getString(3));
+      }
+    }
+    return out;
+  }
+
+  long scalar(String sql) throws SQLException {
+    try (Connection c = connect(); Statement st = c.createStatement(); ResultSet rs = st.executeQuery(sql)) {
+      return rs.next() ? rs.getLong(1) : -1;
+    }
+  }
+
+  void exec(String... sql) throws SQLException {
+    try (Connection c = connect(); Statement st = c.createStatement()) {
+      for (String s : sql) {
+        st.execute(s);
+      }
+    }
+  }
+
+  long storedCheckpoint() throws SQLException {
+    return scalar("SELECT checkpoint_ts FROM " + JdbcSinkConfig.CHECKPOINT_TABLE + " WHERE changefeed_id = '"
+        + changefeed + "'");
+  }
+
+  @Test
+  void upsertsAndDeletesByPrimaryKeyInCommitOrder() throws Exception {
+    sink.apply(List.of(
+        txn(101, ORDERS, insert(ORDERS, 0, i(1), s("one"), nul()), insert(ORDERS, 1, i(2), s("two"), nul())),
+        txn(102, ORDERS, update(ORDERS, 0, List.of(i(1), nul(), nul()), i(1), s("uno"), s("x")),
+            delete(ORDERS, 1, i(2), nul(), nul())),
+        ins(103, 2, "again")), 103);
+
+    assertThat(rows()).containsExactly("1:uno:x", "2:again:null");
+    assertThat(storedCheckpoint()).isEqualTo(103);
+    assertThat(sink.checkpoint().forTable(ORDERS.getTableId())).isEqualTo(Checkpoint.at(103));
+  }
+
+  @Test
+  void unavailableColumnsKeepTheirCurrentValue() throws Exception {
+    sink.apply(List.of(txn(101, ORDERS, insert(ORDERS, 0, i(1), s("a"), s("toasted")))), 101);
+    sink.apply(List.of(txn(102, ORDERS, update(ORDERS, 0, List.of(), i(1), s("b"), unavailable()))), 102);
+
+    assertThat(rows()).containsExactly("1:b:toasted");
+  }
+
+  @Test
+  void anUpdateThatChangesTheKeyMovesTheRow() throws Exception {
+    sink.apply(List.of(ins(101, 1, "a"), ins(102, 2, "b")), 102);
+    sink.apply(List.of(txn(103, ORDERS, update(ORDERS, 0, List.of(i(1), nul(), nul()), i(5), s("a5"), nul()))), 103);
+
+    assertThat(rows()).containsExactly("2:b:null", "5:a5:null");
+  }
+
+  @Test
+  void aReplayOfAppliedTransactionsIsSkippedEvenAfterAReopen() throws Exception {
+    sink.apply(List.of(ins(101, 1, "a"), ins(102, 2, "b")), 102);
+    exec(countingTriggerSql(schema).toArray(String[]::new));
+
+    sink.apply(List.of(ins(101, 1, "a"), ins(102, 2, "b"), ins(103, 3, "c")), 103);
+    assertThat(sink.skippedTransactions()).isEqualTo(2);
+    sink.close();
+    sink = JdbcUpsertSink.open(config());
+    assertThat(sink.checkpoint().checkpointTs()).isEqualTo(103);
+    sink.apply(List.of(ins(102, 2, "b"), ins(103, 3, "c"), ins(104, 4, "d")), 104);
+
+    assertThat(scalar("SELECT n FROM " + config().dialect().qualified(schema, "apply_count"))).isEqualTo(2);
+    assertThat(rows()).containsExactly("1:a:null", "2:b:null", "3:c:null", "4:d:null");
+    assertThat(storedCheckpoint()).isEqualTo(104);
+  }
+
+  @Test
+  void aFailingTransactionRollsBackTheWholeBatchWithItsCheckpoint() throws Exception {
+    sink.apply(List.of(ins(101, 1, "a")), 101);
+    exec("ALTER TABLE " + orders() + " ADD CONSTRAINT no_bad CHECK (note <> 'bad')");
+
+    assertThatThrownBy(() -> sink.apply(List.of(ins(102, 2, "b"), ins(103, 3, "bad")), 103))
+        .isInstanceOf(SinkFailedException.class).hasMessageContaining("public.orders").hasMessageContaining("103");
+
+    assertThat(rows()).containsExactly("1:a:null");
+    assertThat(storedCheckpoint()).isEqualTo(101);
+    sink.close();
+    sink = JdbcUpsertSink.open(config());
+    assertThat(sink.checkpoint().forTable(ORDERS.getTableId())).isEqualTo(Checkpoint.at(101));
+  }
+
+  @Test
+  void aTransactionInPartsResumesAtItsCursor() throws Exception {
+    Transaction part1 = new Transaction(101, 0, ORDERS, List.of(insert(ORDERS, 0, i(1), s("a"), nul()),
+        insert(ORDERS, 1, i(2), s("b"), nul())), false, false);
+    sink.apply(List.of(part1), 100);
+    assertThat(sink.checkpoint().forTable(ORDERS.getTableId())).isEqualTo(Checkpoint.inside(101, 2));
+    exec(countingTriggerSql(schema).toArray(String[]::new));
+    sink.close();
+    sink = JdbcUpsertSink.open(config());
+
+    Transaction resent = new Transaction(101, 0, ORDERS, List.of(insert(ORDERS, 0, i(1), s("a"), nul()),
+        insert(ORDERS, 1, i(2), s("b"), nul()), insert(ORDERS, 2, i(3), s("c"), nul())), true, true);
+    sink.apply(List.of(resent), 101);
+
+    assertThat(scalar("SELECT n FROM " + config().dialect().qualified(schema, "apply_count"))).isEqualTo(1);
+    assertThat(rows()).hasSize(3);
+    assertThat(sink.checkpoint().forTable(ORDERS.getTableId())).isEqualTo(Checkpoint.at(101));
+  }
+
+  @Test
+  void aTableWithoutAPrimaryKeyIsRefused() {
+    TableInfo logs = TableInfo.newBuilder().setTableId(777).setSchemaName("public").setTableName("logs")
+        .addColumns(col("line", "text", ValueKind.VALUE_KIND_STRING, true)).build();
+    assertThatThrownBy(() -> sink.apply(List.of(txn(101, logs, insert(logs, 0, s("x")))), 101))
+        .isInstanceOf(SinkFailedException.class).hasMessageContaining("public.logs has no primary key");
+  }
+
+  @Test
+  void ddlOfTheTargetDialectRunsAsCapturedInTheTargetSchema() throws Exception {
+    sink.apply(List.of(ins(101, 1, "a")), 101);
+    sink.applyDdl(ddl(500, DdlType.DDL_TYPE_ADD_COLUMN, sameDialectAddQty(), config().dialect().wireName(),
+        ORDERS, ORDERS_WITH_QTY), 500);
+    sink.apply(List.of(txn(501, ORDERS_WITH_QTY, insert(ORDERS_WITH_QTY, 0, i(2), s("b"), nul(), i(7)))), 501);
+
+    assertThat(scalar("SELECT qty FROM " + orders() + " WHERE id = 2")).isEqualTo(7);
+    assertThat(sink.checkpoint().tables().get(ORDERS.getTableId()).ddlTs()).isEqualTo(500);
+    sink.applyDdl(ddl(500, DdlType.DDL_TYPE_ADD_COLUMN, sameDialectAddQty(), config().dialect().wireName(),
+        ORDERS, ORDERS_WITH_QTY), 501);   // replayed: skipped, not an error
+  }
+
+  @Test
+  void ddlOfTheOtherDialectIsDerivedFromTheTableInfo() throws Exception {
+    sink.apply(List.of(ins(101, 1, "a")), 101);
+    sink.applyDdl(ddl(500, DdlType.DDL_TYPE_ADD_COLUMN, "ALTER TABLE x ADD qty bigint", otherDialect(),
+        ORDERS, ORDERS_WITH_QTY), 500);
+    TableInfo renamed = ORDERS_WITH_QTY.toBuilder().setVersion(600).setColumns(3,
+        col("quantity", "bigint", ValueKind.VALUE_KIND_INT64, true)).build();
+    sink.applyDdl(ddl(600, DdlType.DDL_TYPE_RENAME_COLUMN, "", "", ORDERS_WITH_QTY, renamed), 600);
+    sink.apply(List.of(txn(601, renamed, insert(renamed, 0, i(2), s("b"), nul(), i(9)))), 601);
+    assertThat(scalar("SELECT quantity FROM " + orders() + " WHERE id = 2")).isEqualTo(9);
+
+    TableInfo dropped = renamed.toBuilder().setVersion(700).removeColumns(2).build();
+    sink.applyDdl(ddl(700, DdlType.DDL_TYPE_DROP_COLUMN, "", "", renamed, dropped), 700);
+    sink.applyDdl(ddl(800, DdlType.DDL_TYPE_TRUNCATE_TABLE, "", otherDialect(), dropped, dropped), 800);
+    assertThat(scalar("SELECT count(*) FROM " + orders())).isZero();
+    TableInfo created = TableInfo.newBuilder().setTableId(900).setSchemaName("public").setTableName("items")
+        .addColumns(col("sku", "varchar(20)", ValueKind.VALUE_KIND_STRING, false)).addPrimaryKey("sku").build();
+    sink.applyDdl(ddl(900, DdlType.DDL_TYPE_CREATE_TABLE, "", "", TableInfo.getDefaultInstance(), created), 900);
+    sink.apply(List.of(txn(901, created, insert(created, 0, s("A-1")))), 901);
+    assertThat(scalar("SELECT count(*) FROM " + config().dialect().qualified(schema, "items"))).isEqualTo(1);
+  }
+
+  @Test
+  void anUnsupportedDdlStopsWithAnErrorNamingItUnlessConfiguredAsSkipped() throws Exception {
+    sink.apply(List.of(ins(101, 1, "a")), 101);
+    var index = ddl(500, DdlType.DDL_TYPE_CREATE_INDEX, "CREATE INDEX i ON orders (note)", otherDialect(),
+        ORDERS, ORDERS.toBuilder().setVersion(500).build());
+
+    assertThatThrownBy(() -> sink.applyDdl(index, 500)).isInstanceOf(UnsupportedDdlException.class)
+        .hasMessageContaining("public.orders").hasMessageContaining("500").hasMessageContaining("CREATE INDEX");
+    assertThat(storedCheckpoint()).isEqualTo(101);
+
+    sink.close();
+    sink = JdbcUpsertSink.open(config().withSkippedDdlTypes(Set.of(DdlType.DDL_TYPE_CREATE_INDEX)));
+    sink.applyDdl(index, 500);
+    assertThat(sink.checkpoint().tables().get(ORDERS.getTableId()).ddlTs()).isEqualTo(500);
+  }
+}

@@ -1,0 +1,131 @@
+package dev.sluice.dispatcher.sink;
+
+import static dev.sluice.dispatcher.sink.SinkFixtures.ORDERS;
+import static dev.sluice.dispatcher.sink.SinkFixtures.bytes;
+import static dev.sluice.dispatcher.sink.SinkFixtures.col;
+import static dev.sluice.dispatcher.sink.SinkFixtures.ddl;
+import static dev.sluice.dispatcher.sink.SinkFixtures.delete;
+import static dev.sluice.dispatcher.sink.SinkFixtures.i;
+import static dev.sluice.dispatcher.sink.SinkFixtures.ins;
+import static dev.sluice.dispatcher.sink.SinkFixtures.insert;
+import static dev.sluice.dispatcher.sink.SinkFixtures.nul;
+import static dev.sluice.dispatcher.sink.SinkFixtures.s;
+import static dev.sluice.dispatcher.sink.SinkFixtures.ts;
+import static dev.sluice.dispatcher.sink.SinkFixtures.txn;
+import static dev.sluice.dispatcher.sink.SinkFixtures.unavailable;
+import static dev.sluice.dispatcher.sink.SinkFixtures.update;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.sluice.api.v1.DdlType;
+import dev.sluice.api.v1.TableInfo;
+import dev.sluice.api.v1.Value;
+import dev.sluice.api.v1.ValueKind;
+import dev.sluice.dispatcher.Checkpoint;
+import io.vertx.core.json.JsonObject;
+import java.io.ByteArrayOutputStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** {@link JsonLinesSink} on real files: the lines, the checkpoint side file, and resuming from it. */
+class JsonLinesSinkTest {
+
+  @TempDir
+  Path dir;
+
+  private List<JsonObject> lines(Path file) throws Exception {
+    return Files.readAllLines(file).stream().map(JsonObject::new).toList();
+  }
+
+  @Test
+  void writesOneLinePerRowChangeAndTheCheckpointAfterTheData() throws Exception {
+    Path data = dir.resolve("out/orders.jsonl");
+    try (JsonLinesSink sink = JsonLinesSink.toFile(data, "cf1")) {
+      sink.apply(List.of(
+          txn(101, ORDERS, insert(ORDERS, 0, i(1), s("a"), nul()), insert(ORDERS, 1, i(2), s("b"), nul())),
+          txn(102, ORDERS, update(ORDERS, 0, List.of(i(1), s("a"), s("x")), i(1), s("c"), unavailable()),
+              delete(ORDERS, 1, i(2), nul(), nul()))), 102);
+    }
+
+    List<JsonObject> lines = lines(data);
+    assertThat(lines).hasSize(4);
+    assertThat(lines.get(0).encode()).isEqualTo("{\"table\":\"public.orders\",\"op\":\"insert\",\"commit_ts\":101,"
+        + "\"row_seq\":0,\"before\":null,\"after\":{\"id\":1,\"note\":\"a\",\"big\":null}}");
+    JsonObject upd = lines.get(2);
+    assertThat(upd.getString("op")).isEqualTo("update");
+    assertThat(upd.getJsonObject("before").getString("big")).isEqualTo("x");
+    assertThat(upd.getJsonObject("after").containsKey("big")).isFalse();
+    assertThat(upd.getJsonArray("unavailable").encode()).isEqualTo("[\"big\"]");
+    assertThat(lines.get(3).getString("op")).isEqualTo("delete");
+    assertThat(lines.get(3).getValue("after")).isNull();
+
+    JsonObject cp = new JsonObject(Files.readString(dir.resolve("out/orders.jsonl.checkpoint")));
+    assertThat(cp.getString("changefeed_id")).isEqualTo("cf1");
+    assertThat(cp.getLong("checkpoint_ts")).isEqualTo(102);
+    assertThat(cp.getJsonArray("tables").getJsonObject(0).getLong("checkpoint_ts")).isEqualTo(102);
+    assertThat(Files.exists(dir.resolve("out/orders.jsonl.checkpoint.tmp"))).isFalse();
+  }
+
+  @Test
+  void aReopenedSinkResumesFromItsCheckpointAndSkipsWhatItCovers() throws Exception {
+    Path data = dir.resolve("orders.jsonl");
+    try (JsonLinesSink sink = JsonLinesSink.toFile(data, "cf1")) {
+      sink.apply(List.of(ins(101, 1, "a"), ins(102, 2, "b")), 102);
+    }
+    try (JsonLinesSink sink = JsonLinesSink.toFile(data, "cf1")) {
+      assertThat(sink.checkpoint().checkpointTs()).isEqualTo(102);
+      assertThat(sink.checkpoint().forTable(ORDERS.getTableId())).isEqualTo(Checkpoint.at(102));
+      sink.apply(List.of(ins(101, 1, "a"), ins(102, 2, "b"), ins(103, 3, "c")), 103);
+    }
+
+    assertThat(lines(data)).extracting(l -> l.getLong("commit_ts")).containsExactly(101L, 102L, 103L);
+  }
+
+  @Test
+  void valuesKeepTheirTypesAndExactness() throws Exception {
+    TableInfo kinds = TableInfo.newBuilder().setTableId(9).setSchemaName("s").setTableName("kinds")
+        .addColumns(col("ts", "timestamptz", ValueKind.VALUE_KIND_TIMESTAMP_TZ, true))
+        .addColumns(col("d", "numeric", ValueKind.VALUE_KIND_DECIMAL, true))
+        .addColumns(col("b", "bytea", ValueKind.VALUE_KIND_BYTES, true))
+        .addColumns(col("j", "jsonb", ValueKind.VALUE_KIND_JSON, true))
+        .addColumns(col("day", "date", ValueKind.VALUE_KIND_DATE, true))
+        .addColumns(col("f", "float8", ValueKind.VALUE_KIND_DOUBLE, true)).addPrimaryKey("ts").build();
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonLinesSink sink = JsonLinesSink.toStream(out, null, "cf1")) {
+      sink.apply(List.of(txn(5, kinds, insert(kinds, 0, ts(1_700_000_000_123_456L, true),
+          Value.newBuilder().setDecimalValue("12345678901234567890.000001").build(), bytes((byte) 1, (byte) 2),
+          Value.newBuilder().setJsonValue("{\"a\":[1,2]}").build(), Value.newBuilder().setDateValue(19_000).build(),
+          Value.newBuilder().setDoubleValue(Double.NaN).build()))), 5);
+    }
+
+    JsonObject after = new JsonObject(out.toString(StandardCharsets.UTF_8).strip()).getJsonObject("after");
+    assertThat(after.getString("ts")).isEqualTo("2023-11-14T22:13:20.123456Z");
+    assertThat(after.getString("d")).isEqualTo("12345678901234567890.000001");
+    assertThat(after.getString("b")).isEqualTo("AQI=");
+    assertThat(after.getJsonObject("j").getJsonArray("a").encode()).isEqualTo("[1,2]");
+    assertThat(after.getString("day")).isEqualTo("2022-01-08");
+    assertThat(after.getString("f")).isEqualTo("NaN");
+  }
+
+  @Test
+  void ddlIsALineAndIsNotWrittenTwice() throws Exception {
+    Path data = dir.resolve("ddl.jsonl");
+    var add = ddl(500, DdlType.DDL_TYPE_ADD_COLUMN, "ALTER TABLE public.orders ADD qty bigint", "postgresql",
+        ORDERS, SinkFixtures.ORDERS_WITH_QTY);
+    try (JsonLinesSink sink = JsonLinesSink.toFile(data, "cf1")) {
+      sink.applyDdl(add, 400);
+    }
+    try (JsonLinesSink sink = JsonLinesSink.toFile(data, "cf1")) {
+      sink.applyDdl(add, 400);
+    }
+
+    assertThat(lines(data)).singleElement().satisfies(l -> {
+      assertThat(l.getString("op")).isEqualTo("ddl");
+      assertThat(l.getString("ddl_type")).isEqualTo("add_column");
+      assertThat(l.getString("query")).contains("ADD qty");
+    });
+  }
+}
