@@ -76,6 +76,13 @@ final class CollectorConnection implements CollectorLink {
 
   private record ResolvedOut(DispatcherId id, long epoch, long ts, long lastSeq) implements Outgoing {}
 
+  /** An entry of the data lane: events of one dispatcher's epoch, or a flushed set of watermarks. */
+  private sealed interface Queued {}
+
+  private record QueuedEvents(DispatcherId id, long epoch, Buffer bytes) implements Queued {}
+
+  private record QueuedWatermarks(java.util.List<ResolvedCoalescer.Pending> watermarks) implements Queued {}
+
   private final long id;
   private final Context context;
   private final GrpcServerRequest<Buffer, Buffer> request;
@@ -93,7 +100,8 @@ final class CollectorConnection implements CollectorLink {
   // confined to the stream's context
   private State state = State.AWAITING_HELLO;
   private final ArrayDeque<Buffer> controlLane = new ArrayDeque<>();
-  private final ArrayDeque<Buffer> dataLane = new ArrayDeque<>();
+  /** Checked against the epochs again when written: a handshake may overtake queued data. */
+  private final ArrayDeque<Queued> dataLane = new ArrayDeque<>();
   private final Map<DispatcherId, Long> epochs = new HashMap<>();
   private final ResolvedCoalescer resolved;
   private long resolvedTimer = -1;
@@ -357,7 +365,7 @@ final class CollectorConnection implements CollectorLink {
       if (resolved.contains(e.id())) {
         flushResolved(); // the watermark keeps its place before later events of the dispatcher
       }
-      dataLane.add(Buffer.buffer(e.bytes()));
+      dataLane.add(new QueuedEvents(e.id(), e.epoch(), Buffer.buffer(e.bytes())));
     } else if (o instanceof ResolvedOut r) {
       if (!isCurrent(r.id(), r.epoch())) {
         metrics.staleDropped();
@@ -383,9 +391,7 @@ final class CollectorConnection implements CollectorLink {
     if (resolved.isEmpty() || state == State.CLOSED) {
       return;
     }
-    byte[] bytes = resolved.drainToMessage();
-    reserve(bytes.length); // the data lane releases what it writes
-    dataLane.add(Buffer.buffer(bytes));
+    dataLane.add(new QueuedWatermarks(resolved.drain()));
   }
 
   /** Writes while the gRPC queue has room: all control first, then data. */
@@ -395,24 +401,43 @@ final class CollectorConnection implements CollectorLink {
     }
     while (!response.writeQueueFull()) {
       Buffer next = controlLane.poll();
-      boolean data = false;
       if (next == null) {
-        next = dataLane.poll();
-        data = true;
+        next = nextData();
       }
       if (next == null) {
-        return;
+        if (dataLane.isEmpty()) {
+          return;
+        }
+        continue;
       }
       response.write(next);
       metrics.sent(next.length());
-      if (data) {
-        release(next.length());
-      }
     }
     if (!drainHandlerSet) {
       drainHandlerSet = true;
       response.drainHandler(v -> pump());
     }
+  }
+
+  /**
+   * The next data-lane message still valid now, or null when the head was dropped: data of an epoch a
+   * later handshake replaced never reaches the wire, even if it was queued before the handshake.
+   */
+  private Buffer nextData() {
+    Queued q = dataLane.poll();
+    if (q instanceof QueuedEvents e) {
+      release(e.bytes().length());
+      if (!isCurrent(e.id(), e.epoch())) {
+        metrics.staleDropped();
+        return null;
+      }
+      return e.bytes();
+    }
+    if (q instanceof QueuedWatermarks w) {
+      byte[] bytes = ResolvedCoalescer.encode(w.watermarks(), p -> isCurrent(p.id(), p.epoch()));
+      return bytes == null ? null : Buffer.buffer(bytes);
+    }
+    return null;
   }
 
   /** Sends a StreamError and closes this stream only. */
@@ -439,8 +464,10 @@ final class CollectorConnection implements CollectorLink {
     if (resolvedTimer >= 0) {
       context.owner().cancelTimer(resolvedTimer);
     }
-    for (Buffer b : dataLane) {
-      release(b.length());
+    for (Queued q : dataLane) {
+      if (q instanceof QueuedEvents e) {
+        release(e.bytes().length());
+      }
     }
     dataLane.clear();
     controlLane.clear();

@@ -14,7 +14,8 @@ import java.util.Map;
  */
 final class ResolvedCoalescer {
 
-  private record Pending(long epoch, long ts, long lastSeq) {}
+  /** One pending watermark. */
+  record Pending(DispatcherId id, long epoch, long ts, long lastSeq) {}
 
   private final Map<DispatcherId, Pending> pending = new LinkedHashMap<>();
   private final int maxPerBatch;
@@ -24,7 +25,7 @@ final class ResolvedCoalescer {
   }
 
   void put(DispatcherId id, long epoch, long ts, long lastSeq) {
-    pending.put(id, new Pending(epoch, ts, lastSeq));
+    pending.put(id, new Pending(id, epoch, ts, lastSeq));
   }
 
   boolean contains(DispatcherId id) {
@@ -48,15 +49,26 @@ final class ResolvedCoalescer {
     pending.clear();
   }
 
-  /** The pending watermarks as one {@code BrokerMessage{resolved_batch}}; empties the coalescer. */
-  byte[] drainToMessage() {
-    ResolvedBatch.Builder batch = ResolvedBatch.newBuilder();
-    for (Map.Entry<DispatcherId, Pending> e : pending.entrySet()) {
-      Pending p = e.getValue();
-      batch.addResolved(Resolved.newBuilder().setDispatcherId(e.getKey().toProto()).setEpoch(p.epoch)
-          .setTs(p.ts).setLastSeq(p.lastSeq));
-    }
+  /** The pending watermarks, in arrival order; empties the coalescer. */
+  java.util.List<Pending> drain() {
+    java.util.List<Pending> out = new java.util.ArrayList<>(pending.values());
     pending.clear();
-    return BrokerMessage.newBuilder().setResolvedBatch(batch).build().toByteArray();
+    return out;
+  }
+
+  /**
+   * One {@code BrokerMessage{resolved_batch}} of the watermarks that {@code current} still accepts, or
+   * null when none is left.
+   */
+  static byte[] encode(java.util.List<Pending> watermarks, java.util.function.Predicate<Pending> current) {
+    ResolvedBatch.Builder batch = ResolvedBatch.newBuilder();
+    for (Pending p : watermarks) {
+      if (current.test(p)) {
+        batch.addResolved(Resolved.newBuilder().setDispatcherId(p.id().toProto()).setEpoch(p.epoch())
+            .setTs(p.ts()).setLastSeq(p.lastSeq()));
+      }
+    }
+    return batch.getResolvedCount() == 0 ? null
+        : BrokerMessage.newBuilder().setResolvedBatch(batch).build().toByteArray();
   }
 }
