@@ -324,10 +324,21 @@ public final class RocksEventStore implements EventStore {
     }
   }
 
-  /** A point-in-time summary for the admin API. */
+  /** A point-in-time summary for the admin API; RocksDB's figures are -1 once the store is closed. */
   public EventStoreStats stats() {
-    return new EventStoreStats(resolvedTs, gcTs, tableMaxTs.size(), db.rowsProperty("rocksdb.estimate-num-keys"),
-        db.property("rocksdb.live-sst-files-size"), db.property("rocksdb.cur-size-all-mem-tables"),
+    long rows = -1;
+    long liveBytes = -1;
+    long memtableBytes = -1;
+    if (tryAcquireScan()) { // keeps RocksDB open while its properties are read
+      try {
+        rows = db.rowsProperty("rocksdb.estimate-num-keys");
+        liveBytes = db.property("rocksdb.live-sst-files-size");
+        memtableBytes = db.property("rocksdb.cur-size-all-mem-tables");
+      } finally {
+        releaseScan(0);
+      }
+    }
+    return new EventStoreStats(resolvedTs, gcTs, tableMaxTs.size(), rows, liveBytes, memtableBytes,
         openScans.get());
   }
 
@@ -394,11 +405,19 @@ public final class RocksEventStore implements EventStore {
   }
 
   private void acquireScan() {
+    if (!tryAcquireScan()) {
+      throw new IllegalStateException("event store at " + dataDir + " is closed");
+    }
+  }
+
+  /** Registers a reader of RocksDB unless the store is closed; {@link #close()} waits for readers. */
+  private boolean tryAcquireScan() {
     openScans.incrementAndGet();
     if (closed) {
       releaseScan(0);
-      throw new IllegalStateException("event store at " + dataDir + " is closed");
+      return false;
     }
+    return true;
   }
 
   private void releaseScan(long rows) {
