@@ -166,11 +166,8 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     long now = nanoClock.getAsLong();
     DispatcherEntry entry = registry.get(id);
     OptionalLong tomb = entry == null ? tombstones.epochOf(id, now) : OptionalLong.empty();
-    EntryState state = entry != null ? EntryState.KNOWN : tomb.isPresent() ? EntryState.TOMBSTONED : EntryState.UNKNOWN;
-    // a RESET must come from the stream the dispatcher is registered on; elsewhere it re-registers first
-    if (state == EntryState.KNOWN && action == DispatcherAction.DISPATCHER_ACTION_RESET && entry.link.id() != link.id()) {
-      state = EntryState.UNKNOWN;
-    }
+    EntryState state = entry != null ? (entry.link.id() == link.id() ? EntryState.KNOWN : EntryState.KNOWN_ELSEWHERE)
+        : tomb.isPresent() ? EntryState.TOMBSTONED : EntryState.UNKNOWN;
     long currentEpoch = entry != null ? entry.epoch : tomb.orElse(0);
 
     RequestKind kind;
@@ -193,7 +190,8 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     }
     try {
       switch (decision.effect().get()) {
-        case REGISTER -> register(link, r, asked, receivedAtNanos);
+        case REGISTER -> register(link, r, asked, null, receivedAtNanos);
+        case TAKE_OVER -> register(link, r, asked, entry, receivedAtNanos);
         case RESEND_READY -> resendReady(link, r, entry, receivedAtNanos);
         case RESET_EPOCH -> reset(link, r, entry, receivedAtNanos);
         case REMOVE -> remove(link, r, entry, now, receivedAtNanos);
@@ -240,9 +238,15 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     };
   }
 
-  /** All-or-nothing: every check runs before the first change, so a rejection leaves no state. */
-  private void register(CollectorLink link, DispatcherRequest r, DispatcherRegistration reg, long receivedAtNanos) {
-    if (registry.size() >= limits.maxDispatchers()) {
+  /**
+   * All-or-nothing: every check runs before the first change, so a rejection leaves no state (and a
+   * take-over leaves the old registration in place).
+   *
+   * @param replaced the registration another stream held, dropped once the checks passed; or null
+   */
+  private void register(CollectorLink link, DispatcherRequest r, DispatcherRegistration reg, DispatcherEntry replaced,
+      long receivedAtNanos) {
+    if (replaced == null && registry.size() >= limits.maxDispatchers()) {
       throw RequestValidator.reject(ErrorCode.QUOTA_EXCEEDED, "this broker already serves "
           + registry.size() + " dispatchers (limit maxDispatchers=" + limits.maxDispatchers()
           + "); register on another member or raise the limit");
@@ -251,6 +255,15 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     // the table must exist (and not be dropped) at the start ts, as far as the schema store knows yet
     schemaStore.tableInfoAt(reg.span().tableId(), Math.min(reg.startTs(), schemaStore.resolvedTs()));
 
+    if (replaced != null) {
+      registry.remove(replaced.id());
+      uncount(replaced);
+      replaced.link.forget(replaced.id());
+      dataPlane.submit(new DataPlaneCommand.Remove(replaced.id()));
+      log.atInfo().addKeyValue("dispatcherId", reg.id()).addKeyValue("collectorId", link.collectorId())
+          .addKeyValue("oldCollectorId", replaced.link.collectorId()).addKeyValue("oldEpoch", replaced.epoch)
+          .log("dispatcher re-registered from another stream; the old registration is dropped");
+    }
     DispatcherEntry entry = new DispatcherEntry(reg, link);
     registry.put(entry);
     gc.releaseDetached(reg.id());
@@ -263,14 +276,6 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
   }
 
   private void resendReady(CollectorLink link, DispatcherRequest r, DispatcherEntry entry, long receivedAtNanos) {
-    if (entry.link.id() != link.id()) {
-      CollectorLink old = entry.link;
-      registry.rebind(entry, link);
-      old.forget(entry.id());
-      dataPlane.submit(new DataPlaneCommand.Rebind(entry.id(), link));
-      log.atInfo().addKeyValue("dispatcherId", entry.id()).addKeyValue("collectorId", link.collectorId())
-          .addKeyValue("epoch", entry.epoch).log("dispatcher moved to a new stream");
-    }
     reply(link, r, AckStatus.ACK_STATUS_ACCEPTED, 0, null, "", receivedAtNanos);
     sendReady(link, entry.id());
   }

@@ -41,6 +41,14 @@ public final class ControlRules {
         case REMOVE_CURRENT_OR_NEWER -> ControlDecision.accept(ControlEffect.REMOVE);
         case REMOVE_OLDER -> ControlDecision.stale();
       };
+      // the collector moved streams: a REGISTER there wins, a RESET must wait for that REGISTER
+      case KNOWN_ELSEWHERE -> switch (kind) {
+        case REGISTER_SAME, REGISTER_DIFFERENT -> ControlDecision.accept(ControlEffect.TAKE_OVER);
+        case REGISTER_POSITIVE_EPOCH -> ControlDecision.reject(ErrorCode.BAD_EPOCH);
+        case RESET_NEWER, RESET_NOT_NEWER -> ControlDecision.notFound();
+        case REMOVE_CURRENT_OR_NEWER -> ControlDecision.accept(ControlEffect.REMOVE);
+        case REMOVE_OLDER -> ControlDecision.stale();
+      };
     };
   }
 }

@@ -33,9 +33,6 @@ public sealed interface DataPlaneCommand {
   /** The epoch moved on without a handshake (rejected RESET): stop streaming the old epoch. */
   record Suspend(DispatcherId id, long epoch) implements DataPlaneCommand {}
 
-  /** The dispatcher now lives on another stream (idempotent re-register from a new stream). */
-  record Rebind(DispatcherId id, CollectorLink link) implements DataPlaneCommand {}
-
   /** The dispatcher is gone. */
   record Remove(DispatcherId id) implements DataPlaneCommand {}
 

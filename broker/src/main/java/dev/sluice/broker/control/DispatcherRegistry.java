@@ -37,13 +37,6 @@ final class DispatcherRegistry {
     return e;
   }
 
-  /** Moves the entry to another stream. */
-  void rebind(DispatcherEntry entry, CollectorLink link) {
-    unlink(entry);
-    entry.link = link;
-    byLink.computeIfAbsent(link.id(), k -> new HashMap<>()).put(entry.id(), entry);
-  }
-
   /** The entries bound to a stream (a copy). */
   List<DispatcherEntry> onLink(long linkId) {
     Map<DispatcherId, DispatcherEntry> m = byLink.get(linkId);

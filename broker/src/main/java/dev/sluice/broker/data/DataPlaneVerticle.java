@@ -153,11 +153,6 @@ public final class DataPlaneVerticle extends VerticleBase {
       cancelRunning(s);
       s.epoch = su.epoch();
       s.active = false;
-    } else if (c instanceof DataPlaneCommand.Rebind rb) {
-      // the collector re-registered on a new stream: nothing flows until its next RESET there
-      cancelRunning(s);
-      s.link = rb.link();
-      s.active = false;
     } else if (c instanceof DataPlaneCommand.Remove) {
       cancelRunning(s);
       setCredit(s, -1, 0);

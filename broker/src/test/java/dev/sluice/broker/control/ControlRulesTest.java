@@ -39,6 +39,13 @@ class ControlRulesTest {
       KNOWN      | RESET_NOT_NEWER         | STALE                    | a reset that lost a race
       KNOWN      | REMOVE_CURRENT_OR_NEWER | ACCEPTED -> REMOVE       | drop state, keep a tombstone
       KNOWN      | REMOVE_OLDER            | STALE                    | a remove of an epoch already replaced
+      KNOWN_ELSEWHERE | REGISTER_SAME           | ACCEPTED -> TAKE_OVER | the collector reconnected first
+      KNOWN_ELSEWHERE | REGISTER_DIFFERENT      | ACCEPTED -> TAKE_OVER | re-registered from its checkpoint
+      KNOWN_ELSEWHERE | REGISTER_POSITIVE_EPOCH | REJECTED(BAD_EPOCH)   | streams only start by RESET
+      KNOWN_ELSEWHERE | RESET_NEWER             | NOT_FOUND             | REGISTER on this stream first
+      KNOWN_ELSEWHERE | RESET_NOT_NEWER         | NOT_FOUND             | REGISTER on this stream first
+      KNOWN_ELSEWHERE | REMOVE_CURRENT_OR_NEWER | ACCEPTED -> REMOVE    | removal by id from any stream
+      KNOWN_ELSEWHERE | REMOVE_OLDER            | STALE                 | a remove of an epoch already replaced
       """;
 
   static Stream<Arguments> everyPair() {

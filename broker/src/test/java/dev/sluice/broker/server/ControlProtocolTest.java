@@ -64,6 +64,11 @@ class ControlProtocolTest {
       tombstoned@2 | RESET 2            | STALE                   | ACK           | absent
       tombstoned@2 | RESET 3            | NOT_FOUND               | ACK           | absent
       tombstoned@2 | REMOVE 2           | NOT_FOUND               | ACK           | absent
+      elsewhere@2  | REGISTER 0 other   | ACCEPTED                | ACK READY     | epoch=0 streaming=false
+      elsewhere@2  | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
+      elsewhere@2  | RESET 3            | NOT_FOUND               | ACK           | epoch=2 streaming=true
+      elsewhere@2  | REMOVE 1           | STALE                   | ACK           | epoch=2 streaming=true
+      elsewhere@2  | REMOVE 2           | ACCEPTED                | ACK           | absent
       """;
 
   @TempDir static Path dir;
@@ -71,6 +76,7 @@ class ControlProtocolTest {
   StoreFixture stores;
   EventService service;
   TestCollector c;
+  TestCollector other;
   TableInfo orders;
   long start;
 
@@ -84,11 +90,14 @@ class ControlProtocolTest {
         "127.0.0.1", 0, stores.events, stores.schema, stores.meters).await(20, TimeUnit.SECONDS);
     c = TestCollector.connect(service.port());
     c.hello("table-test");
+    other = TestCollector.connect(service.port());
+    other.hello("other-stream");
   }
 
   @AfterAll
   void stop() throws Exception {
     c.close();
+    other.close();
     service.close().await(20, TimeUnit.SECONDS);
     vertx.close().await(20, TimeUnit.SECONDS);
     stores.close();
@@ -142,6 +151,16 @@ class ControlProtocolTest {
       case "suspended@3" -> {
         arrange(id, "streaming@2");
         expect(build(id, "RESET 3 before".split(" ")), AckStatus.ACK_STATUS_REJECTED);
+      }
+      case "elsewhere@2" -> {
+        // streaming on another collector's stream; the request then comes from this one
+        TestCollector before = c;
+        c = other;
+        try {
+          arrange(id, "streaming@2");
+        } finally {
+          c = before;
+        }
       }
       case "tombstoned@2" -> {
         arrange(id, "streaming@2");
