@@ -84,6 +84,13 @@ public final class BenchBroker {
           System.out.println("INSERTED " + ts);
         }
         case "RESOLVED" -> System.out.println("RESOLVED " + events.resolvedTs());
+        case "TIMERS" -> {
+          for (var t : meters.find("sluice.control.request.latency").timers()) {
+            System.out.printf("TIMER %s %s count=%d mean=%.3fms max=%.3fms%n", t.getId().getName(), t.getId().getTags(),
+                t.count(), t.mean(TimeUnit.MILLISECONDS), t.max(TimeUnit.MILLISECONDS));
+          }
+          System.out.println("TIMERS END");
+        }
         case "EXIT" -> {
           heartbeats.shutdownNow();
           service.close().await(30, TimeUnit.SECONDS);

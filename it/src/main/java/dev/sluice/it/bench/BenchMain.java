@@ -31,15 +31,22 @@ public final class BenchMain {
     String command = quick ? "make bench-quick" : "make bench";
     BenchReport report = new BenchReport(docs, mode, command);
 
-    if (only.contains("event-service")) {
+    boolean all = only.contains("event-service");
+    if (all || only.contains("fanout") || only.contains("control-plane") || only.contains("idle-scale")) {
       EventServiceBench es = new EventServiceBench(work, logs, quick);
       List<Figure> figures = new ArrayList<>();
       int runs = quick ? 1 : 3;
-      figures.add(es.fanOut(1, 1, quick ? 300_000 : 2_000_000, runs));
-      figures.add(es.fanOut(100, 10, quick ? 5_000 : 50_000, runs));
-      figures.add(es.fanOut(10_000, 100, quick ? 100 : 1_000, runs));
-      figures.addAll(es.controlPlaneLatency(quick ? 2_000 : 10_000, 100, quick ? 2_000 : 5_000, quick ? 50 : 200));
-      figures.addAll(es.idleScale(quick ? 20_000 : 100_000, 100));
+      if (all || only.contains("fanout")) {
+        figures.add(es.fanOut(1, 1, quick ? 300_000 : 2_000_000, runs));
+        figures.add(es.fanOut(100, 10, quick ? 5_000 : 50_000, runs));
+        figures.add(es.fanOut(10_000, 100, quick ? 100 : 1_000, runs));
+      }
+      if (all || only.contains("control-plane")) {
+        figures.addAll(es.controlPlaneLatency(quick ? 2_000 : 10_000, 100, quick ? 2_000 : 5_000, quick ? 50 : 200));
+      }
+      if (all || only.contains("idle-scale")) {
+        figures.addAll(es.idleScale(quick ? 20_000 : 100_000, 100));
+      }
       report.write("## Event service (end to end, it/ harness)", figures, """
           The broker runs in its own JVM (`BenchBroker`: real RocksDB stores preloaded with synthetic rows, the
           real event service) and the collectors in the harness JVM, over loopback gRPC; both share the 2 cores.
