@@ -13,7 +13,7 @@ import java.util.Set;
  *
  * @param scanRateBytesPerSecond global cap on bytes read by scans per second, across all dispatchers
  *                               (default {@value #DEFAULT_SCAN_RATE_BYTES_PER_SECOND})
- * @param scanConcurrency        scans running at once (default {@value #DEFAULT_SCAN_CONCURRENCY})
+ * @param scanConcurrency        scans running at once (default: the number of cores, at least 2)
  * @param connectionQueueBytes   per collector stream, bytes of events queued and not yet written
  *                               (default {@value #DEFAULT_CONNECTION_QUEUE_BYTES})
  * @param maxDispatchers         dispatchers one broker node accepts (default {@value #DEFAULT_MAX_DISPATCHERS})
