@@ -34,7 +34,9 @@ public enum ErrorCode {
   UPSTREAM_UNAVAILABLE(203, Kind.TRANSIENT),
   SLOW_CONSUMER(204, Kind.TRANSIENT),
   STORE_CORRUPT(300, Kind.FATAL),
-  INTERNAL(301, Kind.FATAL);
+  INTERNAL(301, Kind.FATAL),
+  UPSTREAM_MISCONFIGURED(302, Kind.FATAL),
+  REPLICATION_SLOT_LOST(303, Kind.FATAL);
 
   /** Who must act on an error of this code. */
   public enum Kind {
