@@ -61,23 +61,33 @@ public interface SchemaStore extends AutoCloseable {
 
   /**
    * DDL events of one table with {@code fromExclusive < commitTs <= min(toInclusive, resolvedTs())},
-   * in commit order.
+   * in commit order; none for an unknown table.
+   *
+   * @throws BelowGcPointException when {@code fromExclusive} is below the GC point (events are gone)
    */
   List<DdlEvent> ddlEvents(long tableId, long fromExclusive, long toInclusive);
 
   /**
    * DDL events of every table with {@code fromExclusive < commitTs <= min(toInclusive, resolvedTs())},
    * in commit order: how a changefeed learns of tables created after it started.
+   *
+   * @throws BelowGcPointException when {@code fromExclusive} is below the GC point (events are gone)
    */
   List<DdlEvent> allDdlEvents(long fromExclusive, long toInclusive);
 
-  /** Every table alive at {@code ts} (created at or before it, not dropped at or before it). */
+  /**
+   * Every table alive at {@code ts} (created at or before it, not dropped at or before it).
+   *
+   * @throws BelowGcPointException when {@code ts} is below the GC point
+   */
   List<TableInfo> tablesAt(long ts);
 
   /**
    * Forgets history below {@code ts}, keeping the newest version {@code <= ts} of every table so
    * lookups at {@code >= ts} still work; tables dropped at or before {@code ts} are forgotten.
-   * Lookups below the GC point then fail with {@link BelowGcPointException}. Never moves backwards.
+   * Lookups below the GC point then fail with {@link BelowGcPointException}. Never moves backwards,
+   * and never above {@link #resolvedTs()} (history above it is not final): the GC point becomes
+   * {@code min(ts, resolvedTs())}.
    */
   void gc(long ts);
 
