@@ -26,6 +26,7 @@ final class CaptureMetrics {
   final Counter fallbackValues;
   final Counter ddlEvents;
   final Counter derivedDdlEvents;
+  final Counter rejectedDdlEvents;
   final DistributionSummary groupCommitTxns;
   /** Bytes of rows buffered and not yet written, now and at most since start. */
   final AtomicLong bufferedBytes = new AtomicLong();
@@ -45,6 +46,8 @@ final class CaptureMetrics {
     ddlEvents = Counter.builder("sluice.capture.ddl.events").description("schema versions applied").register(registry);
     derivedDdlEvents = Counter.builder("sluice.capture.ddl.derived")
         .description("schema versions derived from Relation messages").register(registry);
+    rejectedDdlEvents = Counter.builder("sluice.capture.ddl.rejected")
+        .description("captured schema changes the schema store refused (capture went on)").register(registry);
     groupCommitTxns = DistributionSummary.builder("sluice.capture.group.commit.txns")
         .description("transactions per synced event-store batch").register(registry);
     Gauge.builder("sluice.capture.lag.ms", lagMs::getAsLong).baseUnit("milliseconds")

@@ -177,7 +177,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     }
     ReplicationSlotSetup.Created created =
         ReplicationSlotSetup.createSlot(replication, catalog, slot, new TableDefinitions(types));
-    tracker.begin(created.initialVersion());
+    tracker.begin(created.initialVersion(), 0);
     tracker.applyInitial(created.tables(), created.initialVersion());
     schemas.advanceResolvedTs(created.initialVersion());
     StoreBatch batch = store.newBatch();
@@ -213,7 +213,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     commitTs = finalLsn;
     rowSeq = 0;
     skip = finalLsn <= lastSeenCommitTs;
-    tracker.begin(finalLsn);
+    tracker.begin(finalLsn, lastSeenCommitTs);
   }
 
   @Override

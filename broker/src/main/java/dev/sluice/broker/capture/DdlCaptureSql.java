@@ -27,7 +27,7 @@ final class DdlCaptureSql {
         'name', c.relname,
         'columns', COALESCE((
           SELECT jsonb_agg(jsonb_build_object(
-                   'name', a.attname, 'type_oid', a.atttypid, 'type', pg_catalog.format_type(a.atttypid, a.atttypmod),
+                   'name', a.attname, 'type_oid', a.atttypid::int8, 'type', pg_catalog.format_type(a.atttypid, a.atttypmod),
                    'not_null', a.attnotnull, 'default', pg_catalog.pg_get_expr(d.adbin, d.adrelid))
                  ORDER BY a.attnum)
           FROM pg_catalog.pg_attribute a
@@ -78,7 +78,8 @@ final class DdlCaptureSql {
           JOIN pg_class c ON c.oid = cmd.objid AND cmd.classid = 'pg_class'::regclass
           LEFT JOIN pg_index i ON i.indexrelid = c.oid
         LOOP
-          PERFORM 1 FROM pg_class c WHERE c.oid = r.rel AND """ + CAPTURED_TABLE_FILTER + """
+          PERFORM 1 FROM pg_class c WHERE c.oid = r.rel
+            AND\s""" + CAPTURED_TABLE_FILTER + """
       ;
           CONTINUE WHEN NOT FOUND;
           INSERT INTO sluice.ddl_capture(command_tag, table_oid, statement, definition)

@@ -12,7 +12,7 @@ import java.util.Optional;
  * Catalog look-ups capture needs while streaming ({@code pg_type} rows, {@code format_type}), through
  * the session's catalog connection (search_path = pg_catalog), cached. Capture thread only.
  */
-final class PgCatalog implements PgTypes.Lookup, SourceTypeNames {
+final class PgCatalog implements PgTypes.Lookup, SourceCatalog {
 
   private final Connection connection;
   private final Map<Long, String> formatted = new HashMap<>();
@@ -39,7 +39,7 @@ final class PgCatalog implements PgTypes.Lookup, SourceTypeNames {
   }
 
   @Override
-  public String format(int typeOid, int typeModifier) {
+  public String formatType(int typeOid, int typeModifier) {
     long key = (long) typeOid << 32 | (typeModifier & 0xFFFF_FFFFL);
     String cached = formatted.get(key);
     if (cached != null) {
@@ -56,6 +56,19 @@ final class PgCatalog implements PgTypes.Lookup, SourceTypeNames {
       }
     } catch (SQLException e) {
       throw UpstreamChecks.classify(e, "upstream", "formatting type " + typeOid);
+    }
+  }
+
+  @Override
+  public Optional<String[]> currentName(long tableOid) {
+    try (PreparedStatement ps = connection.prepareStatement("SELECT n.nspname, c.relname FROM pg_catalog.pg_class c"
+        + " JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.oid = ?")) {
+      ps.setLong(1, tableOid);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? Optional.of(new String[] {rs.getString(1), rs.getString(2)}) : Optional.empty();
+      }
+    } catch (SQLException e) {
+      throw UpstreamChecks.classify(e, "upstream", "reading pg_class for oid " + tableOid);
     }
   }
 }

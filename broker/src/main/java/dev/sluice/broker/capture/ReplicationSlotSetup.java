@@ -73,8 +73,8 @@ final class ReplicationSlotSetup {
     List<TableInfo> tables;
     boolean autoCommit = catalog.getAutoCommit();
     catalog.setAutoCommit(false);
-    catalog.setTransactionIsolation(Connection.TRANSACTION_REPEATABLE_READ);
     try (Statement s = catalog.createStatement()) {
+      s.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ");
       s.execute("SET TRANSACTION SNAPSHOT '" + info.getSnapshotName() + "'");
       tables = definitions.readAll(catalog, version);
       catalog.commit();
@@ -82,7 +82,6 @@ final class ReplicationSlotSetup {
       catalog.rollback();
       throw e;
     } finally {
-      catalog.setTransactionIsolation(Connection.TRANSACTION_READ_COMMITTED);
       catalog.setAutoCommit(autoCommit);
     }
     log.atInfo().addKeyValue("slot", slot).addKeyValue("consistentPoint", CommitTs.of(cp).toLsnString())

@@ -1,38 +1,53 @@
 package dev.sluice.broker.capture;
 
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.FatalException;
 import dev.sluice.schema.BelowGcPointException;
 import dev.sluice.schema.ColumnInfo;
 import dev.sluice.schema.DdlEvent;
 import dev.sluice.schema.DdlType;
+import dev.sluice.schema.InvalidDdlException;
 import dev.sluice.schema.SchemaStore;
 import dev.sluice.schema.TableDroppedException;
 import dev.sluice.schema.TableInfo;
 import dev.sluice.schema.UnknownTableException;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
- * Turns the schema changes of one transaction into {@link DdlEvent}s at its commit ts and applies
- * them to the schema store at commit, in commit order.
+ * Turns the schema changes of one transaction into {@link DdlEvent}s and applies them to the schema
+ * store at commit, in commit order.
  *
- * <p>Sources of changes: rows of {@code sluice.ddl_capture} written by the event trigger (exact
- * statement and definition), Truncate messages, and Relation messages whose shape differs from the
- * version in force (the only source in {@link DdlCaptureMode#RELATION_MESSAGES} mode, a safety net in
- * trigger mode). Several changes of one table in one transaction merge into one event (the table's
- * last definition, the statements joined), since a table has one version per commit ts.
+ * <p><b>Sources.</b> Rows of {@code sluice.ddl_capture} written by the event trigger (exact statement
+ * and definition), Truncate messages, and Relation messages whose shape differs from the version in
+ * force (the only source in {@link DdlCaptureMode#RELATION_MESSAGES} mode, a safety net in trigger
+ * mode). Several changes of one table in one transaction merge into one event (the table's last
+ * definition, the statements joined).
  *
- * <p><b>Replay.</b> After a crash, transactions above the event store's position are replayed while
- * the schema store may already hold their DDL: events at or below {@link SchemaStore#lastDdlTs()} are
- * skipped (at equal ts, per table, so a transaction that changed several tables and crashed half-way
- * is completed). Capture thread only.
+ * <p><b>Timestamps.</b> A transaction's events get the commit ts {@code C} when it changed one table.
+ * The schema store takes one DDL per ts, so a transaction that changed n tables gets
+ * {@code C-n+1 .. C}, in statement order. This is exact for every reader: commit ts values are WAL
+ * positions of commit records, and the previous commit record starts at least one WAL record
+ * (24 bytes and more) below {@code C}, so no transaction has a commit ts in {@code (previous, C)};
+ * a version at {@code C-k} is in force for exactly the same transactions as one at {@code C}. Initial
+ * definitions are spread below the slot's start the same way.
+ *
+ * <p><b>Replay.</b> After a crash, transactions above the event store's position are replayed while the
+ * schema store may already hold their DDL. Lookups use the schema as of the previous transaction, so a
+ * replay plans the same events with the same ts; those at or below {@link SchemaStore#lastDdlTs()} are
+ * skipped. Capture thread only.
  *
  * <pre>{@code
- * tracker.begin(commitTs);
+ * tracker.begin(commitTs, previousCommitTs);
  * TableInfo t = tracker.tableFor(relation, types);     // may derive a version
  * tracker.onCapturedDdl("ALTER TABLE", oid, "ALTER TABLE t ADD c int", definitionJson);
  * Set<Long> changed = tracker.applyPending();          // at Commit, before the event-store batch
@@ -40,12 +55,15 @@ import java.util.Set;
  */
 final class SchemaTracker {
 
+  private static final Logger log = LoggerFactory.getLogger(SchemaTracker.class);
+
   private final SchemaStore store;
   private final TableDefinitions definitions;
-  private final SourceTypeNames typeNames;
+  private final SourceCatalog catalog;
   private final CaptureMetrics metrics;
   private final Map<Long, Pending> pending = new LinkedHashMap<>();
   private long commitTs;
+  private long previousCommitTs;
 
   /** One table's changes within the open transaction. */
   private static final class Pending {
@@ -62,16 +80,24 @@ final class SchemaTracker {
     }
   }
 
-  SchemaTracker(SchemaStore store, TableDefinitions definitions, SourceTypeNames typeNames, CaptureMetrics metrics) {
+  /** An event before its ts is assigned. */
+  private record Planned(DdlType type, TableInfo info, String query) {}
+
+  SchemaTracker(SchemaStore store, TableDefinitions definitions, SourceCatalog catalog, CaptureMetrics metrics) {
     this.store = store;
     this.definitions = definitions;
-    this.typeNames = typeNames;
+    this.catalog = catalog;
     this.metrics = metrics;
   }
 
-  void begin(long txnCommitTs) {
+  /**
+   * @param txnCommitTs      commit ts of the transaction that starts
+   * @param previousTs       commit ts of the transaction before it (or the stored position)
+   */
+  void begin(long txnCommitTs, long previousTs) {
     pending.clear();
     commitTs = txnCommitTs;
+    previousCommitTs = previousTs;
   }
 
   /** Drops the open transaction's changes (skipped transaction, broken session). */
@@ -81,7 +107,7 @@ final class SchemaTracker {
 
   /**
    * The version rows of {@code relation} in the open transaction follow. When the relation's shape
-   * differs from the version in force, a version is derived from it at this commit ts.
+   * differs from the version in force, a version is derived from it for this transaction.
    */
   TableInfo tableFor(PgRelation relation, PgType[] types) {
     TableInfo current = effective(relation.oid());
@@ -120,10 +146,9 @@ final class SchemaTracker {
   /** A Truncate message for these tables. */
   void onTruncate(long[] tableOids) {
     for (long oid : tableOids) {
-      if (effective(oid) == null) {
-        continue;
+      if (effective(oid) != null) {
+        pendingFor(oid).truncated = true;
       }
-      pendingFor(oid).truncated = true;
     }
   }
 
@@ -135,40 +160,122 @@ final class SchemaTracker {
     if (pending.isEmpty()) {
       return Set.of();
     }
-    List<DdlEvent> events = new ArrayList<>(pending.size());
-    for (Map.Entry<Long, Pending> e : pending.entrySet()) {
-      DdlEvent event = toEvent(e.getValue());
-      if (event != null) {
-        events.add(event);
-      }
-    }
-    Set<Long> touched = Set.copyOf(pending.keySet());
+    List<Planned> planned = plan();
+    Set<Long> touched = new LinkedHashSet<>(pending.keySet());
+    planned.forEach(p -> touched.add(p.info().tableId()));
     pending.clear();
+    long first = commitTs - planned.size() + 1;
+    if (!planned.isEmpty() && first <= previousCommitTs) {
+      throw new FatalException(ErrorCode.INTERNAL, "transaction at commit ts " + commitTs + " changed "
+          + planned.size() + " tables, more than fit above the previous commit ts " + previousCommitTs
+          + "; please report this");
+    }
     long lastDdlTs = store.lastDdlTs();
-    for (DdlEvent event : events) {
-      if (commitTs < lastDdlTs || (commitTs == lastDdlTs && hasVersionAt(event.tableId(), commitTs))) {
+    for (int i = 0; i < planned.size(); i++) {
+      long ts = first + i;
+      if (ts <= lastDdlTs) {
         continue; // replayed: the schema store applied it before a crash
       }
-      store.apply(event);
-      metrics.ddlEvents.increment();
+      Planned p = planned.get(i);
+      apply(new DdlEvent(ts, p.type(), p.query(), p.info().withVersion(ts), p.query().isEmpty() ? "" : "postgresql"));
     }
     return touched;
   }
 
-  /** Applies the initial definitions read at slot creation, skipping tables already known identically. */
+  /**
+   * Applies the initial definitions read at slot creation with versions {@code version-n+1 .. version},
+   * skipping tables the schema store already knows.
+   */
   void applyInitial(List<TableInfo> tables, long version) {
+    List<TableInfo> fresh = new ArrayList<>();
     for (TableInfo t : tables) {
-      if (hasVersionAt(t.tableId(), version)) {
-        continue;
+      try {
+        store.tableInfoAt(t.tableId(), Long.MAX_VALUE);
+      } catch (UnknownTableException | TableDroppedException e) {
+        fresh.add(t);
       }
-      store.apply(new DdlEvent(version, DdlType.CREATE_TABLE, "", t.withVersion(version), ""));
-      metrics.ddlEvents.increment();
+    }
+    long ts = version - fresh.size() + 1;
+    for (TableInfo t : fresh) {
+      apply(new DdlEvent(ts, DdlType.CREATE_TABLE, "", t.withVersion(ts), ""));
+      ts++;
     }
   }
 
-  private DdlEvent toEvent(Pending p) {
+  private void apply(DdlEvent event) {
+    try {
+      store.apply(event);
+      metrics.ddlEvents.increment();
+    } catch (InvalidDdlException e) { // a change capture could not see whole (fallback mode): keep capturing
+      metrics.rejectedDdlEvents.increment();
+      log.atWarn().addKeyValue("tableId", event.tableId()).addKeyValue("commitTs", event.commitTs())
+          .log("schema store rejected a captured schema change: " + e.getMessage());
+    }
+  }
+
+  /** The transaction's events in statement order, with a drop or rename first for a name still held. */
+  private List<Planned> plan() {
+    List<Planned> planned = new ArrayList<>();
+    Map<String, Long> claims = new HashMap<>();
+    for (Pending p : pending.values()) {
+      Planned e = toPlanned(p);
+      if (e == null) {
+        continue;
+      }
+      String name = e.info().qualifiedName();
+      if (e.type() != DdlType.DROP_TABLE) {
+        long holder = claims.containsKey(name) ? claims.get(name) : holderOf(e.info());
+        if (holder != 0 && holder != e.info().tableId()) {
+          Planned vacated = vacate(holder);
+          if (vacated != null) {
+            planned.add(vacated);
+            claims.put(name, 0L);
+          }
+        }
+      }
+      if (e.type() == DdlType.DROP_TABLE) {
+        claims.put(name, 0L);
+      } else {
+        if (p.before != null && !p.before.qualifiedName().equals(name)) {
+          claims.put(p.before.qualifiedName(), 0L); // renamed away: the old name is free
+        }
+        claims.put(name, e.info().tableId());
+      }
+      planned.add(e);
+    }
+    return planned;
+  }
+
+  /** The live table holding the name before this transaction, 0 when none. */
+  private long holderOf(TableInfo t) {
+    try {
+      return store.tableByName(t.schemaName(), t.tableName(), Math.max(previousCommitTs, 1)).tableId();
+    } catch (UnknownTableException | BelowGcPointException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * A table the schema store still has under a name another table now takes: PostgreSQL names are
+   * unique, so it was dropped or renamed without capture seeing it (no event trigger).
+   */
+  private Planned vacate(long holderId) {
+    TableInfo holder = storeVersion(holderId);
+    if (holder == null) {
+      return null;
+    }
+    Optional<String[]> now = catalog.currentName(holderId);
+    if (now.isEmpty()) {
+      return new Planned(DdlType.DROP_TABLE, holder, "");
+    }
+    return new Planned(DdlType.RENAME_TABLE, new TableInfo(holderId, now.get()[0], now.get()[1], holder.columns(),
+        holder.primaryKey(), holder.version()), "");
+  }
+
+  private Planned toPlanned(Pending p) {
+    String query = String.join(";\n", p.queries);
     if (p.dropped) {
-      return event(DdlType.DROP_TABLE, p, p.before);
+      return new Planned(DdlType.DROP_TABLE, p.before, query);
     }
     if (p.after == null) {
       return null;
@@ -176,14 +283,12 @@ final class SchemaTracker {
     boolean unchanged = p.before != null && DdlClassifier.sameShape(p.before, p.after)
         && p.before.primaryKey().equals(p.after.primaryKey());
     if (p.truncated && unchanged) {
-      return event(DdlType.TRUNCATE_TABLE, p, p.after);
+      return new Planned(DdlType.TRUNCATE_TABLE, p.after, query);
     }
-    return event(DdlClassifier.classify(p.tag, p.before, p.after), p, p.after);
-  }
-
-  private DdlEvent event(DdlType type, Pending p, TableInfo info) {
-    String query = String.join(";\n", p.queries);
-    return new DdlEvent(commitTs, type, query, info.withVersion(commitTs), query.isEmpty() ? "" : "postgresql");
+    if (unchanged && p.tag.isEmpty() && !p.truncated) {
+      return null;
+    }
+    return new Planned(DdlClassifier.classify(p.tag, p.before, p.after), p.after, query);
   }
 
   private Pending pendingFor(long oid) {
@@ -204,21 +309,12 @@ final class SchemaTracker {
     return storeVersion(oid);
   }
 
+  /** The table as of the previous transaction (the same answer on a replay). */
   private TableInfo storeVersion(long oid) {
     try {
-      return store.tableInfoAt(oid, commitTs);
+      return store.tableInfoAt(oid, Math.max(previousCommitTs, 1));
     } catch (UnknownTableException | TableDroppedException | BelowGcPointException e) {
       return null;
-    }
-  }
-
-  private boolean hasVersionAt(long oid, long ts) {
-    try {
-      return store.tableInfoAt(oid, ts).version() == ts;
-    } catch (TableDroppedException e) {
-      return e.dropTs() == ts;
-    } catch (UnknownTableException | BelowGcPointException e) {
-      return false;
     }
   }
 
@@ -227,18 +323,18 @@ final class SchemaTracker {
     List<String> relationKey = new ArrayList<>();
     for (int i = 0; i < types.length; i++) {
       PgRelation.Column c = relation.columns().get(i);
-      String sourceType = typeNames.format(c.typeOid(), c.typeModifier());
+      String sourceType = catalog.formatType(c.typeOid(), c.typeModifier());
       ColumnInfo known = current == null ? null : column(current, c.name());
-      boolean nullable = known == null || !known.sourceType().equals(sourceType) || known.nullable();
-      String defaultExpr = known != null && known.sourceType().equals(sourceType) ? known.defaultExpr() : null;
-      columns.add(new ColumnInfo(c.name(), sourceType, types[i].kind(), nullable, defaultExpr, types[i].elementKind()));
+      boolean sameType = known != null && known.sourceType().equals(sourceType);
+      columns.add(new ColumnInfo(c.name(), sourceType, types[i].kind(), !sameType || known.nullable(),
+          sameType ? known.defaultExpr() : null, types[i].elementKind()));
       if (c.key()) {
         relationKey.add(c.name());
       }
     }
     List<String> key;
-    if (current != null && current.primaryKey().stream().allMatch(k -> columns.stream().anyMatch(c -> c.name().equals(k)))
-        && !current.primaryKey().isEmpty()) {
+    if (current != null && !current.primaryKey().isEmpty()
+        && current.primaryKey().stream().allMatch(k -> columns.stream().anyMatch(c -> c.name().equals(k)))) {
       key = current.primaryKey();
     } else if (relation.replicaIdentity() == 'd' || relation.replicaIdentity() == 'i') {
       key = relationKey;

@@ -38,7 +38,7 @@ final class TableDefinitions {
     List<ColumnInfo> columns = new ArrayList<>(cols.size());
     for (int i = 0; i < cols.size(); i++) {
       JsonObject c = cols.getJsonObject(i);
-      PgType type = types.resolve(c.getInteger("type_oid"));
+      PgType type = types.resolve((int) c.getLong("type_oid").longValue());
       columns.add(new ColumnInfo(c.getString("name"), c.getString("type"), type.kind(),
           !c.getBoolean("not_null", false), c.getString("default"), type.elementKind()));
     }

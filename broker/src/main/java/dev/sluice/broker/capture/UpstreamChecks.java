@@ -79,8 +79,9 @@ final class UpstreamChecks {
           return Optional.empty();
         }
         int pid = rs.getInt(3);
+        Integer activePid = rs.wasNull() ? null : pid;
         String confirmed = rs.getString(6);
-        return Optional.of(new SlotState(rs.getString(1), rs.getString(2), rs.wasNull() ? null : pid,
+        return Optional.of(new SlotState(rs.getString(1), rs.getString(2), activePid,
             rs.getString(4), rs.getString(5), confirmed == null ? 0 : dev.sluice.api.CommitTs.parseLsn(confirmed).value()));
       }
     }
