@@ -55,7 +55,13 @@ public interface EventStore extends AutoCloseable {
   /** Where capture resumes after a restart; empty for a new store. */
   Optional<SourcePosition> position();
 
-  /** Commit ts of the newest stored row of the table, 0 when none. From memory: no I/O. */
+  /**
+   * Commit ts of the newest row ever stored for the table, 0 when none. From memory: no I/O. Never
+   * decreases: rows later removed by {@link #gc} still count, and rows of a transaction still streaming
+   * in (above {@link #resolvedTs()}) count as soon as they are written. A reader that sees a resolved ts
+   * also sees every table's newest commit ts up to it, so {@code lastCommitTs(t) <= progress} means the
+   * table has no rows in {@code (progress, resolvedTs]}.
+   */
   long lastCommitTs(long tableId);
 
   /**

@@ -2,8 +2,10 @@ package dev.sluice.broker.store;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.sluice.api.TableSpan;
+import dev.sluice.api.error.ErrorCode;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -16,6 +18,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.rocksdb.RocksDBException;
 
 class RocksEventStoreTest {
 
@@ -340,6 +343,30 @@ class RocksEventStoreTest {
 
     assertThat(batch.byteSize()).isEqualTo(size);
     assertThat(scan(1, 0, 10)).containsExactlyElementsOf(rows);
+  }
+
+  @Test
+  void failedWriteIsTransientAndAdvancesNothing() {
+    writeTxn(10, 1, 1);
+    List<Long> notified = new ArrayList<>();
+    store.addResolvedListener(notified::add);
+    // a real RocksDB failure: the batch names a column family the database does not have
+    RocksStoreBatch broken = new RocksStoreBatch(store, 99, 99);
+    broken.putRow(1, 20, 0, 0, new byte[] {1});
+    broken.setPosition(new SourcePosition(20, 21));
+    broken.setResolvedTs(20);
+
+    StoreUnavailableException e = catchThrowableOfType(StoreUnavailableException.class,
+        () -> store.write(broken, true));
+
+    assertThat(e.code()).isEqualTo(ErrorCode.STORE_UNAVAILABLE);
+    assertThat(e.getCause()).isInstanceOf(RocksDBException.class);
+    assertThat(e.getMessage()).contains(dir.toString(), "write a batch of 1 rows with sync");
+    assertThat(store.resolvedTs()).isEqualTo(10);
+    assertThat(store.position()).contains(new SourcePosition(10, 11));
+    assertThat(store.lastCommitTs(1)).isEqualTo(10);
+    assertThat(notified).isEmpty();
+    assertThat(scan(1, 0, 20)).hasSize(1);
   }
 
   @Test
