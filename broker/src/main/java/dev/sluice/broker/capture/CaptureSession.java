@@ -148,7 +148,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
         idlePolls = 0;
         decoder.decode(message, this);
       }
-      groupCommit.flushIfPending();
+      groupCommit.drain();
       stream.forceUpdateStatus();
     } catch (SQLException e) {
       groupCommit.discard();
@@ -372,6 +372,9 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   public void close() {
     if (heartbeat != null) {
       heartbeat.close();
+    }
+    if (groupCommit != null) {
+      groupCommit.close();
     }
     closeQuietly(catalog, replication); // no CopyDone: that would drain the server's backlog first
   }

@@ -4,20 +4,32 @@ import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.SourcePosition;
 import dev.sluice.broker.store.StoreBatch;
 import dev.sluice.schema.SchemaStore;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
  * Collects captured transactions into event-store batches and writes them durably many at a time
- * (group commit), so one fsync covers many transactions; only after a synced write returns is the
- * end LSN of its last transaction handed to {@link Confirmer} (the flush position PostgreSQL may
- * then recycle WAL up to).
+ * (group commit), so one fsync covers many transactions; only after a synced write returned is the
+ * end LSN of its last transaction handed to {@link Confirmer} (the flush position PostgreSQL may then
+ * recycle WAL up to).
  *
- * <p>A batch is written when it holds committed transactions and (a) the stream has nothing more
- * pending, (b) it reached {@code groupCommitMaxBytes}, or (c) its oldest transaction waited
- * {@code groupCommitMaxDelay}. Rows of a still open (large) transaction are written as fragments
- * every {@code fragmentRows} rows or {@code fragmentBytes}, under their final keys, without
- * advancing the resolved ts, so a transaction is never held whole in memory and buffered rows never
- * exceed {@code memoryCapBytes} (one row larger than the cap excepted). Capture thread only.
+ * <p><b>Pipeline.</b> Writes run on a writer thread of their own, one at a time and in order, while
+ * the capture thread decodes into the next batch: a slow fsync makes the next batch bigger instead of
+ * stalling the stream. A batch holding committed transactions is handed over when (a) the stream has
+ * nothing pending and no write is running, (b) it reached {@code groupCommitMaxBytes}, or (c) its
+ * oldest transaction waited {@code groupCommitMaxDelay} and no write is running.
+ *
+ * <p><b>Memory.</b> Rows of a still open (large) transaction are written as fragments every
+ * {@code fragmentRows} rows or {@code fragmentBytes}, under their final keys and without advancing the
+ * resolved ts, so a transaction is never held whole in memory; the batch being filled plus the one
+ * being written never exceed {@code memoryCapBytes} (the capture thread waits for the write first;
+ * a single row larger than the cap excepted).
+ *
+ * <p>Threads: every method but the durable-position getters is called by the capture thread only.
  *
  * <pre>{@code
  * gc.addRow(tableId, commitTs, rowSeq, keyHash, bytes);
@@ -26,9 +38,9 @@ import java.util.function.LongSupplier;
  * gc.flushIfPending();        // the stream is idle
  * }</pre>
  */
-final class GroupCommit {
+final class GroupCommit implements AutoCloseable {
 
-  /** Receives the end LSN of the last durably stored transaction. */
+  /** Receives the end LSN of the last durably stored transaction (called on the writer thread). */
   @FunctionalInterface
   interface Confirmer {
     void confirmed(long endLsn);
@@ -40,6 +52,7 @@ final class GroupCommit {
   private final CaptureMetrics metrics;
   private final Confirmer confirmer;
   private final LongSupplier nanoTime;
+  private final ExecutorService writer;
 
   private StoreBatch batch;
   private int txnsInBatch;
@@ -48,6 +61,8 @@ final class GroupCommit {
   private long batchLastCommitTs;
   private long batchLastEndLsn;
   private long batchLastCommitTimeMicros;
+  private Future<?> inFlight;
+  private long inFlightBytes;
 
   private volatile long durableCommitTs;
   private volatile long durableEndLsn;
@@ -61,6 +76,11 @@ final class GroupCommit {
     this.metrics = metrics;
     this.confirmer = confirmer;
     this.nanoTime = nanoTime;
+    this.writer = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "sluice-capture-writer-" + config.slotName());
+      t.setDaemon(true);
+      return t;
+    });
     store.position().ifPresent(p -> {
       durableCommitTs = p.lastCommitTs();
       durableEndLsn = p.restartPosition();
@@ -70,13 +90,16 @@ final class GroupCommit {
 
   /** Adds one row of the open transaction; writes a fragment when the thresholds are reached. */
   void addRow(long tableId, long commitTs, long rowSeq, int keyHash, byte[] rowChange) {
+    if (inFlight != null && batch.byteSize() + rowChange.length + inFlightBytes >= config.memoryCapBytes()) {
+      awaitInFlight(); // the cap covers the batch being written too
+    }
     batch.putRow(tableId, commitTs, rowSeq, keyHash, rowChange);
     openTxnRowsInBatch++;
     long bytes = batch.byteSize();
-    metrics.buffered(bytes);
+    metrics.buffered(bytes + inFlightBytes);
     if (openTxnRowsInBatch >= config.fragmentRows() || bytes >= config.fragmentBytes()
         || bytes >= config.memoryCapBytes()) {
-      write();
+      submit();
       metrics.fragments.increment();
     }
   }
@@ -96,23 +119,40 @@ final class GroupCommit {
     batchLastCommitTimeMicros = commitTimeMicros;
   }
 
-  /** Writes the batch when it is big enough or its oldest transaction waited long enough. */
+  /** Hands the batch to the writer when it is big enough, or old enough and the writer is free. */
   void maybeFlush() {
-    if (txnsInBatch > 0 && (batch.byteSize() >= config.groupCommitMaxBytes()
-        || nanoTime.getAsLong() - firstTxnNanos >= config.groupCommitMaxDelay().toNanos())) {
-      write();
+    if (txnsInBatch == 0) {
+      return;
+    }
+    if (batch.byteSize() >= config.groupCommitMaxBytes()) {
+      submit();
+    } else if (nanoTime.getAsLong() - firstTxnNanos >= config.groupCommitMaxDelay().toNanos() && writerIdle()) {
+      submit();
     }
   }
 
-  /** Writes the batch if it holds committed transactions: the stream has nothing more pending. */
+  /** The stream has nothing pending: hands committed transactions to the writer if it is free. */
   void flushIfPending() {
-    if (txnsInBatch > 0) {
-      write();
+    if (txnsInBatch > 0 && writerIdle()) {
+      submit();
     }
   }
 
-  /** Forgets everything not yet written (the session broke; PostgreSQL resends from the confirmed LSN). */
+  /** Writes what is buffered and waits until it is durable (graceful stop). */
+  void drain() {
+    if (txnsInBatch > 0) {
+      submit();
+    }
+    awaitInFlight();
+  }
+
+  /** Forgets everything not yet handed over (the session broke; PostgreSQL resends from the confirmed LSN). */
   void discard() {
+    try {
+      awaitInFlight();
+    } catch (RuntimeException ignored) {
+      // the session is being abandoned for this or another failure
+    }
     batch = store.newBatch();
     txnsInBatch = 0;
     openTxnRowsInBatch = 0;
@@ -133,22 +173,73 @@ final class GroupCommit {
     return durableCommitTimeMicros;
   }
 
-  private void write() {
-    boolean hasTxns = txnsInBatch > 0;
-    if (hasTxns) {
-      schemas.advanceResolvedTs(batchLastCommitTs); // schema resolved never trails the store's
+  private boolean writerIdle() {
+    if (inFlight == null) {
+      return true;
     }
-    store.write(batch, hasTxns);
-    if (hasTxns) {
-      metrics.groupCommitTxns.record(txnsInBatch);
-      durableCommitTs = batchLastCommitTs;
-      durableEndLsn = batchLastEndLsn;
-      durableCommitTimeMicros = batchLastCommitTimeMicros;
-      confirmer.confirmed(batchLastEndLsn);
+    if (!inFlight.isDone()) {
+      return false;
     }
+    awaitInFlight(); // reaps it, rethrowing its failure
+    return true;
+  }
+
+  private void submit() {
+    awaitInFlight();
+    StoreBatch b = batch;
+    int txns = txnsInBatch;
+    long lastCommitTs = batchLastCommitTs;
+    long lastEndLsn = batchLastEndLsn;
+    long lastCommitTime = batchLastCommitTimeMicros;
+    if (txns > 0) {
+      schemas.advanceResolvedTs(lastCommitTs); // schema resolved never trails the store's
+    }
+    inFlightBytes = b.byteSize();
+    inFlight = writer.submit(() -> {
+      store.write(b, txns > 0);
+      if (txns > 0) {
+        metrics.groupCommitTxns.record(txns);
+        durableCommitTs = lastCommitTs;
+        durableEndLsn = lastEndLsn;
+        durableCommitTimeMicros = lastCommitTime;
+        confirmer.confirmed(lastEndLsn);
+      }
+    });
     batch = store.newBatch();
     txnsInBatch = 0;
     openTxnRowsInBatch = 0;
-    metrics.buffered(0);
+    metrics.buffered(inFlightBytes);
+  }
+
+  private void awaitInFlight() {
+    if (inFlight == null) {
+      return;
+    }
+    Future<?> f = inFlight;
+    inFlight = null;
+    inFlightBytes = 0;
+    try {
+      f.get();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("interrupted while waiting for an event-store write", e);
+    } catch (ExecutionException e) {
+      if (e.getCause() instanceof RuntimeException re) {
+        throw re;
+      }
+      throw new IllegalStateException(e.getCause());
+    }
+  }
+
+  @Override
+  public void close() {
+    writer.shutdown();
+    try {
+      if (!writer.awaitTermination(30, TimeUnit.SECONDS)) {
+        writer.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
   }
 }
