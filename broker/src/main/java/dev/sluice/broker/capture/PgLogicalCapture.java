@@ -119,35 +119,41 @@ public final class PgLogicalCapture implements AutoCloseable {
 
   private void run(CaptureSession initial) {
     CaptureSession session = initial;
-    while (!closed) {
-      if (session == null && state == CaptureState.RETRYING) {
-        backoff();
-        if (closed) {
+    try {
+      while (!closed) {
+        if (session == null && state == CaptureState.RETRYING) {
+          backoff();
+          if (closed) {
+            break;
+          }
+        }
+        try {
+          if (session == null) {
+            session = open();
+          }
+          session.stream(() -> !closed);
+        } catch (FatalException e) {
+          fail(e);
           break;
+        } catch (SluiceException e) {
+          retrying(e);
+        } catch (RuntimeException e) { // a bug: keep the broker up, show it, retry from the durable position
+          log.atError().setCause(e).addKeyValue("slot", config.slotName()).log("capture failed unexpectedly");
+          retrying(e);
+        } finally {
+          if (session != null) {
+            session.close();
+            session = null;
+          }
         }
       }
-      try {
-        if (session == null) {
-          session = open();
-        }
-        session.stream(() -> !closed);
-      } catch (FatalException e) {
-        fail(e);
-        break;
-      } catch (SluiceException e) {
-        retrying(e);
-      } catch (RuntimeException e) { // a bug: keep the broker up, show it, retry from the durable position
-        log.atError().setCause(e).addKeyValue("slot", config.slotName()).log("capture failed unexpectedly");
-        retrying(e);
-      } finally {
-        if (session != null) {
-          session.close();
-          session = null;
-        }
+    } finally {
+      if (session != null) { // closed before the first session streamed
+        session.close();
       }
-    }
-    if (closed && state != CaptureState.FAILED) {
-      state = CaptureState.STOPPED;
+      if (closed && state != CaptureState.FAILED) {
+        state = CaptureState.STOPPED;
+      }
     }
   }
 

@@ -70,7 +70,8 @@ public final class CaptureBenchmark {
         Integer.parseInt(opts.get("--seconds")), Integer.parseInt(opts.get("--clients")), Path.of(opts.get("--work-dir")));
     int runs = Integer.parseInt(opts.get("--runs"));
     for (int run = 1; run <= runs; run++) {
-      System.out.println(bench.run(run, run % 2 == 1));
+      boolean rawFirst = Boolean.getBoolean("bench.sluiceFirst") ? false : run % 2 == 1;
+      System.out.println(bench.run(run, rawFirst));
       System.out.flush();
     }
     System.exit(0);
