@@ -49,6 +49,13 @@ class DdlCaptureFallbackModeTest {
   }
 
   @Test
+  void heartbeatOfANonSuperuserRoleStillAdvancesTheResolvedTs() {
+    long before = h.events.resolvedTs();
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(2))
+        .until(() -> h.events.resolvedTs() > before);
+  }
+
+  @Test
   void changesAppearAtTheCommitTsOfTheNextWriteToTheTable() {
     long r1 = lastCommit("INSERT INTO app VALUES (1, 'x')", "app");
     pg.exec("ALTER TABLE app ADD COLUMN b int");
