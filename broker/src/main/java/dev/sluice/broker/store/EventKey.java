@@ -98,10 +98,6 @@ final class EventKey {
     return b;
   }
 
-  static void writeLong(byte[] dst, int offset, long value) {
-    LONG.set(dst, offset, value);
-  }
-
   static long readLong(byte[] src, int offset) {
     return (long) LONG.get(src, offset);
   }

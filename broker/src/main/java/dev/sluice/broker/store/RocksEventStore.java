@@ -1,7 +1,6 @@
 package dev.sluice.broker.store;
 
 import dev.sluice.api.TableSpan;
-import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.FatalException;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.io.IOException;
@@ -52,7 +51,9 @@ import org.slf4j.LoggerFactory;
  * <p><b>GC.</b> {@link #gc(long)} deletes, in one synced batch, the range below ts of every table that
  * may still have rows there, and the time marks below ts, and persists the GC ts. The new GC ts is
  * published before the delete and a scan checks it after opening its iterator (whose implicit snapshot
- * predates any later delete), so a scan either sees all rows it needs or is rejected.
+ * predates any later delete), so a scan either sees all rows it needs or is rejected. A GC ts above
+ * the resolved ts is accepted (callers pass the minimum checkpoint, which never is); rows written
+ * below the GC ts afterwards stay unreadable and go with the next GC.
  *
  * <p><b>Concurrency.</b> One writer thread calls {@link #write} and {@link #newBatch}; {@link #gc} may
  * come from another thread (both take one lock). Any number of reader threads call the read methods
@@ -75,7 +76,6 @@ import org.slf4j.LoggerFactory;
 public final class RocksEventStore implements EventStore {
 
   private static final Logger log = LoggerFactory.getLogger(RocksEventStore.class);
-  static final long FORMAT_VERSION = 1;
   private static final long CLOSE_WAIT_MS = 10_000;
 
   private final Path dataDir;
@@ -324,10 +324,21 @@ public final class RocksEventStore implements EventStore {
     }
   }
 
-  /** A point-in-time summary for the admin API. */
+  /** A point-in-time summary for the admin API; RocksDB's figures are -1 once the store is closed. */
   public EventStoreStats stats() {
-    return new EventStoreStats(resolvedTs, gcTs, tableMaxTs.size(), db.rowsProperty("rocksdb.estimate-num-keys"),
-        db.property("rocksdb.live-sst-files-size"), db.property("rocksdb.cur-size-all-mem-tables"),
+    long rows = -1;
+    long liveBytes = -1;
+    long memtableBytes = -1;
+    if (tryAcquireScan()) { // keeps RocksDB open while its properties are read
+      try {
+        rows = db.rowsProperty("rocksdb.estimate-num-keys");
+        liveBytes = db.property("rocksdb.live-sst-files-size");
+        memtableBytes = db.property("rocksdb.cur-size-all-mem-tables");
+      } finally {
+        releaseScan(0);
+      }
+    }
+    return new EventStoreStats(resolvedTs, gcTs, tableMaxTs.size(), rows, liveBytes, memtableBytes,
         openScans.get());
   }
 
@@ -394,11 +405,19 @@ public final class RocksEventStore implements EventStore {
   }
 
   private void acquireScan() {
+    if (!tryAcquireScan()) {
+      throw new IllegalStateException("event store at " + dataDir + " is closed");
+    }
+  }
+
+  /** Registers a reader of RocksDB unless the store is closed; {@link #close()} waits for readers. */
+  private boolean tryAcquireScan() {
     openScans.incrementAndGet();
     if (closed) {
       releaseScan(0);
-      throw new IllegalStateException("event store at " + dataDir + " is closed");
+      return false;
     }
+    return true;
   }
 
   private void releaseScan(long rows) {
@@ -437,48 +456,6 @@ public final class RocksEventStore implements EventStore {
         } catch (Exception e) {
           // releasing natives of a scan that failed to start: the original failure is what matters
         }
-      }
-    }
-  }
-
-  /** The metadata a store loads on open. */
-  record StoredMeta(SourcePosition position, long resolvedTs, long gcTs, Map<Long, Long> tableMaxTs) {
-
-    static StoredMeta load(StoreDb db, Path dir) {
-      try {
-        checkFormat(db, dir);
-        byte[] pos = db.rocks().get(db.meta(), EventKey.POSITION);
-        byte[] resolved = db.rocks().get(db.meta(), EventKey.RESOLVED_TS);
-        byte[] gc = db.rocks().get(db.meta(), EventKey.GC_TS);
-        Map<Long, Long> tables = new ConcurrentHashMap<>();
-        try (RocksIterator it = db.rocks().newIterator(db.meta())) {
-          for (it.seek(EventKey.TABLE_MAX_PREFIX); it.isValid(); it.next()) {
-            byte[] key = it.key();
-            if (!EventKey.isTableMax(key)) {
-              break;
-            }
-            tables.put(EventKey.tableOfTableMax(key), EventKey.readLong(it.value(), 0));
-          }
-          it.status();
-        }
-        return new StoredMeta(pos == null ? null : EventKey.position(pos),
-            resolved == null ? 0 : EventKey.readLong(resolved, 0), gc == null ? 0 : EventKey.readLong(gc, 0), tables);
-      } catch (RocksDBException e) {
-        throw new StoreUnavailableException(dir, "read its metadata", e);
-      }
-    }
-
-    private static void checkFormat(StoreDb db, Path dir) throws RocksDBException {
-      byte[] stored = db.rocks().get(db.meta(), EventKey.FORMAT_VERSION);
-      if (stored == null) {
-        db.rocks().put(db.meta(), db.syncWrite(), EventKey.FORMAT_VERSION, EventKey.ts(FORMAT_VERSION));
-        return;
-      }
-      long version = EventKey.readLong(stored, 0);
-      if (version != FORMAT_VERSION) {
-        throw new FatalException(ErrorCode.STORE_CORRUPT, "event store at " + dir + " has layout version "
-            + version + " but this broker reads version " + FORMAT_VERSION
-            + ": run the broker version that wrote it, or move the directory away to capture again");
       }
     }
   }

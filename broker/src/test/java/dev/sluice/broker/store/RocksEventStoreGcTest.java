@@ -14,11 +14,6 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import org.rocksdb.ColumnFamilyDescriptor;
-import org.rocksdb.ColumnFamilyHandle;
-import org.rocksdb.DBOptions;
-import org.rocksdb.RocksDB;
-import org.rocksdb.RocksIterator;
 
 class RocksEventStoreGcTest {
 
@@ -138,24 +133,9 @@ class RocksEventStoreGcTest {
     assertThat(storedRowCommitTs()).isEmpty();
   }
 
-  /** Commit ts of every key in the rows column family, read with a plain RocksDB handle. */
   private List<Long> storedRowCommitTs() throws Exception {
-    List<ColumnFamilyHandle> handles = new ArrayList<>();
-    List<ColumnFamilyDescriptor> families = List.of(new ColumnFamilyDescriptor(RocksDB.DEFAULT_COLUMN_FAMILY),
-        new ColumnFamilyDescriptor(StoreDb.ROWS.getBytes(StandardCharsets.US_ASCII)),
-        new ColumnFamilyDescriptor(StoreDb.META.getBytes(StandardCharsets.US_ASCII)),
-        new ColumnFamilyDescriptor(StoreDb.TIME_MARKS.getBytes(StandardCharsets.US_ASCII)));
-    List<Long> commitTs = new ArrayList<>();
-    try (DBOptions options = new DBOptions();
-        RocksDB db = RocksDB.openReadOnly(options, dir.toString(), families, handles)) {
-      try (RocksIterator it = db.newIterator(handles.get(1))) {
-        for (it.seekToFirst(); it.isValid(); it.next()) {
-          commitTs.add(EventKey.commitTs(it.key()));
-        }
-      } finally {
-        handles.forEach(ColumnFamilyHandle::close); // before the database, as RocksDB requires
-      }
+    try (RawStoreDb raw = new RawStoreDb(dir)) {
+      return raw.rowCommitTs();
     }
-    return commitTs;
   }
 }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import dev.sluice.api.TableSpan;
 import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.FatalException;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -256,6 +257,19 @@ class RocksEventStoreTest {
     assertThat(store.lastCommitTs(2)).isEqualTo(25);
     assertThat(store.lastCommitTs(3)).isZero();
     assertThat(scan(2, 0, 25)).hasSize(3);
+  }
+
+  @Test
+  void storeOfAnotherLayoutVersionIsRefusedAsCorrupt() throws Exception {
+    store.close();
+    try (RawStoreDb raw = new RawStoreDb(dir)) {
+      raw.putMeta(EventKey.FORMAT_VERSION, EventKey.ts(StoredMeta.FORMAT_VERSION + 1));
+    }
+
+    FatalException e = catchThrowableOfType(FatalException.class, () -> RocksEventStore.open(config(), registry));
+
+    assertThat(e.code()).isEqualTo(ErrorCode.STORE_CORRUPT);
+    assertThat(e.getMessage()).contains(dir.toString(), "layout version 2", "reads version 1");
   }
 
   @Test
