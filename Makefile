@@ -26,7 +26,7 @@ it: deps
 
 ## bench: benchmarks; writes docs/BENCHMARKS.md (and docs/benchmarks.json once the it/ harness exists)
 bench: deps build
-	@echo "no benchmark harness yet (issue #6)"
+	./scripts/bench-capture.sh
 
 bench-quick: bench
 

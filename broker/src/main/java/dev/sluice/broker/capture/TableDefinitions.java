@@ -16,7 +16,7 @@ import java.util.List;
  * into {@link TableInfo}s, with each column's value kind resolved through {@link PgTypes}.
  *
  * <pre>{@code
- * TableInfo t = definitions.fromJson(16384, "{\"schema\":\"public\",\"name\":\"t\",\"columns\":[...],\"key\":[\"id\"]}", 5000);
+ * TableInfo t = definitions.fromJson(16384, new JsonObject(definitionJson), 5000);
  * }</pre>
  */
 final class TableDefinitions {

@@ -96,7 +96,10 @@ final class TestPostgres implements AutoCloseable {
     }
   }
 
-  /** {@code pg_current_wal_insert_lsn()}: every transaction committed so far has a commit ts below it (the write position may lag with synchronous_commit = off). */
+  /**
+   * {@code pg_current_wal_insert_lsn()}: every transaction committed so far has a commit ts below it
+   * (the write position may lag behind with synchronous_commit = off).
+   */
   long currentLsn() {
     try (Connection c = connect()) {
       return currentLsn(c);
