@@ -6,6 +6,7 @@ import dev.sluice.api.v1.RowOp;
 import dev.sluice.api.v1.Value;
 import io.micrometer.core.instrument.Counter;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -50,15 +51,11 @@ final class RowChangeEncoder {
     Value[] beforeValues = null;
     if (before != null) {
       beforeValues = values(layout, before, oldKind == 'K');
-      for (Value v : beforeValues) {
-        b.addBefore(v);
-      }
+      b.addAllBefore(Arrays.asList(beforeValues)); // one capacity check, not one per column
     }
     if (after != null) {
       afterValues = values(layout, after, false);
-      for (Value v : afterValues) {
-        b.addAfter(v);
-      }
+      b.addAllAfter(Arrays.asList(afterValues));
     }
     lastKeyHash = keyHash(layout, afterValues, beforeValues);
     b.setKeyHash(lastKeyHash);

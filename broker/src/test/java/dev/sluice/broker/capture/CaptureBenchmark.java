@@ -95,28 +95,28 @@ public final class CaptureBenchmark {
           "-j", Integer.toString(clients), "-N");
       pg.exec("INSERT INTO bench_end VALUES (1)");
       long endOid = pg.oid("bench_end");
-      long rawRows;
-      double rawSeconds;
+      String loadBefore = loadAverage();
+      double[] raw;
       Result sluice;
       if (rawFirst) {
-        double[] raw = readRaw(pg, endOid);
+        raw = readRaw(pg, endOid);
         sluice = readSluice(pg, dir, endOid);
-        rawRows = (long) raw[0];
-        rawSeconds = raw[1];
       } else {
         sluice = readSluice(pg, dir, endOid);
-        double[] raw = readRaw(pg, endOid);
-        rawRows = (long) raw[0];
-        rawSeconds = raw[1];
+        raw = readRaw(pg, endOid);
       }
+      long rawRows = (long) raw[0];
+      double rawSeconds = raw[1];
       double rawRate = rawRows / rawSeconds;
       double sluiceRate = sluice.rows / sluice.seconds;
       return String.format(Locale.ROOT, "{\"run\": %d, \"order\": \"%s\", \"pgbench_tps\": %.0f, \"raw_rows\": %d,"
               + " \"raw_seconds\": %.3f, \"raw_rows_per_s\": %.0f, \"sluice_rows\": %d, \"sluice_seconds\": %.3f,"
               + " \"sluice_rows_per_s\": %.0f, \"ratio\": %.4f, \"sluice_txns\": %d, \"group_commit_txns_mean\": %.1f,"
-              + " \"sluice_syncs\": %d}",
+              + " \"sluice_syncs\": %d, \"raw_cpu_us_per_row\": %.2f, \"sluice_cpu_us_per_row\": %.2f,"
+              + " \"load_before\": \"%s\", \"load_after\": \"%s\"}",
           run, rawFirst ? "raw,sluice" : "sluice,raw", tps(pgbenchOut), rawRows, rawSeconds, rawRate, sluice.rows,
-          sluice.seconds, sluiceRate, sluiceRate / rawRate, sluice.txns, sluice.groupMean, sluice.syncs);
+          sluice.seconds, sluiceRate, sluiceRate / rawRate, sluice.txns, sluice.groupMean, sluice.syncs, raw[2],
+          sluice.cpuMicrosPerRow(), loadBefore, loadAverage());
     } finally {
       deleteQuietly(dir);
     }
@@ -130,6 +130,7 @@ public final class CaptureBenchmark {
     org.postgresql.PGProperty.REPLICATION.set(p, "database");
     org.postgresql.PGProperty.PREFER_QUERY_MODE.set(p, "simple");
     long start = System.nanoTime();
+    long cpu = cpuNanos();
     try (Connection c = java.sql.DriverManager.getConnection(pg.jdbcUrl(), p)) {
       PGReplicationStream stream = c.unwrap(PGConnection.class).getReplicationAPI().replicationStream().logical()
           .withSlotName(RAW_SLOT).withSlotOption("proto_version", "1")
@@ -146,30 +147,32 @@ public final class CaptureBenchmark {
         if (type == 'I' || type == 'U' || type == 'D') {
           rows++;
           if (type == 'I' && (m.getInt(m.position() + 1) & 0xFFFF_FFFFL) == endOid) {
-            return new double[] {rows, (System.nanoTime() - start) / 1e9};
+            return new double[] {rows, (System.nanoTime() - start) / 1e9, (cpuNanos() - cpu) / 1e3 / rows};
           }
         }
       }
     }
   }
 
-  private record Result(long rows, double seconds, long txns, double groupMean, long syncs) {}
+  private record Result(long rows, double seconds, long txns, double groupMean, long syncs, double cpuMicrosPerRow) {}
 
   /** Captures from the Sluice slot until the marker row is durable in the event store. */
   private static Result readSluice(TestPostgres pg, Path dir, long endOid) {
     try (Stores stores = new Stores(dir)) {
       PgLogicalCapture capture = stores.capture(pg);
       long start = System.nanoTime();
+      long cpu = cpuNanos();
       capture.start();
       while (!(stores.events.lastCommitTs(endOid) > 0 && stores.events.resolvedTs() >= stores.events.lastCommitTs(endOid))) {
         LockSupport.parkNanos(200_000);
       }
       double secs = (System.nanoTime() - start) / 1e9;
+      long cpuUsed = cpuNanos() - cpu;
       capture.close();
       double rows = stores.registry.find("sluice.capture.rows").counters().stream().mapToDouble(c -> c.count()).sum();
       var summary = stores.registry.get("sluice.capture.group.commit.txns").summary();
       long txns = (long) stores.registry.get("sluice.capture.txns").counter().count();
-      return new Result((long) rows, secs, txns, summary.mean(), summary.count());
+      return new Result((long) rows, secs, txns, summary.mean(), summary.count(), cpuUsed / 1e3 / rows);
     }
   }
 
@@ -194,6 +197,20 @@ public final class CaptureBenchmark {
     public void close() {
       schemas.close();
       events.close();
+    }
+  }
+
+  /** CPU time of this JVM (all threads), nanoseconds. */
+  private static long cpuNanos() {
+    return ((com.sun.management.OperatingSystemMXBean) java.lang.management.ManagementFactory
+        .getOperatingSystemMXBean()).getProcessCpuTime();
+  }
+
+  private static String loadAverage() {
+    try {
+      return Files.readString(Path.of("/proc/loadavg")).split(" ")[0];
+    } catch (IOException e) {
+      return "?";
     }
   }
 
