@@ -7,7 +7,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
-import java.util.Optional;
 import org.postgresql.PGConnection;
 import org.postgresql.replication.ReplicationSlotInfo;
 import org.slf4j.Logger;
@@ -100,12 +99,6 @@ final class ReplicationSlotSetup {
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT current_database()")) {
       rs.next();
       return rs.getString(1);
-    }
-  }
-
-  static Optional<Long> currentWalLsn(Connection c) throws SQLException {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT pg_catalog.pg_current_wal_lsn()::text")) {
-      return rs.next() ? Optional.of(CommitTs.parseLsn(rs.getString(1)).value()) : Optional.empty();
     }
   }
 }

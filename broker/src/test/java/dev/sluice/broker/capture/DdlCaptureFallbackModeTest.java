@@ -93,6 +93,30 @@ class DdlCaptureFallbackModeTest {
     });
   }
 
+  @Test
+  void aNameTakenByANewTableMeansTheOldOneWasDroppedOrRenamed() {
+    pg.exec("CREATE TABLE gone (id int PRIMARY KEY)", "CREATE TABLE moved (id int PRIMARY KEY)");
+    lastCommit("INSERT INTO gone VALUES (1)", "gone");
+    lastCommit("INSERT INTO moved VALUES (1)", "moved");
+    long goneOid = pg.oid("gone");
+    long movedOid = pg.oid("moved");
+    pg.exec("DROP TABLE gone", "CREATE TABLE gone (id bigint PRIMARY KEY, v text)",
+        "ALTER TABLE moved RENAME TO moved_old", "CREATE TABLE moved (id bigint PRIMARY KEY)");
+    long r1 = lastCommit("INSERT INTO gone VALUES (2, 'x')", "gone");
+    long r2 = lastCommit("INSERT INTO moved VALUES (2)", "moved");
+
+    assertThat(h.schemas.ddlEvents(goneOid, 0, Long.MAX_VALUE)).extracting(DdlEvent::type, DdlEvent::commitTs)
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(DdlType.CREATE_TABLE,
+            h.schemas.ddlEvents(goneOid, 0, Long.MAX_VALUE).get(0).commitTs()),
+            org.assertj.core.groups.Tuple.tuple(DdlType.DROP_TABLE, r1 - 1));
+    assertThat(h.schemas.tableByName("public", "gone", 0).tableId()).isEqualTo(pg.oid("gone"));
+    List<DdlEvent> moved = h.schemas.ddlEvents(movedOid, 0, Long.MAX_VALUE);
+    assertThat(moved.get(moved.size() - 1).type()).isEqualTo(DdlType.RENAME_TABLE);
+    assertThat(moved.get(moved.size() - 1).commitTs()).isEqualTo(r2 - 1);
+    assertThat(moved.get(moved.size() - 1).tableInfoAfter().tableName()).isEqualTo("moved_old");
+    assertThat(h.capture.status().state()).isEqualTo(CaptureState.STREAMING);
+  }
+
   /** Runs one statement, waits until captured and returns the commit ts of the table's newest row. */
   private long lastCommit(String sql, String table) {
     h.awaitResolved(pg.txn(sql));
