@@ -24,9 +24,11 @@ it: deps
 	$(MVN) -DskipTests install
 	$(MVN) verify -pl it
 
-## bench: end-to-end benchmarks (it/ harness); writes docs/BENCHMARKS.md and docs/benchmarks.json
+## bench: end-to-end benchmarks (it/ harness and the capture benchmark); writes docs/BENCHMARKS.md
+## and docs/benchmarks.json
 bench: deps
 	./scripts/bench.sh full
+	./scripts/bench-capture.sh
 
 ## bench-quick: a reduced version of every figure, for regressions (under 10 minutes)
 bench-quick: deps

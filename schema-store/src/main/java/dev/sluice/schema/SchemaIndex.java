@@ -10,7 +10,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * name, the ids of the tables that held it in a kept version. Rebuilt from RocksDB on open.
  *
  * <p><b>Concurrency.</b> One writer mutates through {@link #apply} and {@link #collect}; readers call
- * the lookups concurrently without locks. Histories are immutable and each change replaces a map entry,
+ * the lookups concurrently without locks. Histories are immutable and each change replaces a map entry
+ * ({@link TableHistoryMap} for ids, a {@code ConcurrentHashMap} of immutable id arrays for names),
  * so a reader sees, per table, either the history before a change or the one after it. The writer
  * updates the history before the name index; a name lookup racing with a rename may therefore miss the
  * new name for that instant, which only concerns ts at or above the DDL being applied, i.e. above the
@@ -20,7 +21,7 @@ final class SchemaIndex {
 
   private static final long[] NO_IDS = new long[0];
 
-  private final ConcurrentHashMap<Long, TableHistory> histories = new ConcurrentHashMap<>();
+  private final TableHistoryMap histories = new TableHistoryMap();
   private final ConcurrentHashMap<TableName, long[]> idsByName = new ConcurrentHashMap<>();
   private volatile long versionCount;
 
@@ -70,31 +71,31 @@ final class SchemaIndex {
   /** Adds a checked DDL. */
   void apply(DdlEvent ddl) {
     long id = ddl.tableId();
-    TableHistory h = histories.getOrDefault(id, TableHistory.empty(id)).withDdl(ddl.commitTs());
+    TableHistory h = orEmpty(id).withDdl(ddl.commitTs());
     if (ddl.type() == DdlType.DROP_TABLE) {
-      histories.put(id, h.withDrop(ddl.commitTs(), TableName.of(ddl.tableInfoAfter())));
+      histories.put(h.withDrop(ddl.commitTs(), TableName.of(ddl.tableInfoAfter())));
       return;
     }
-    histories.put(id, h.withVersion(ddl.tableInfoAfter()));
+    histories.put(h.withVersion(ddl.tableInfoAfter()));
     versionCount++;
     addName(TableName.of(ddl.tableInfoAfter()), id);
   }
 
   /** Adds a stored version while rebuilding; versions must come in ascending order per table. */
   void restoreVersion(TableInfo info) {
-    histories.compute(info.tableId(), (id, h) -> (h == null ? TableHistory.empty(id) : h).withVersion(info));
+    histories.put(orEmpty(info.tableId()).withVersion(info));
     versionCount++;
     addName(TableName.of(info), info.tableId());
   }
 
   /** Adds a stored DDL event while rebuilding; in ascending commit-ts order. */
   void restoreDdl(long tableId, long commitTs) {
-    histories.compute(tableId, (id, h) -> (h == null ? TableHistory.empty(id) : h).withDdl(commitTs));
+    histories.put(orEmpty(tableId).withDdl(commitTs));
   }
 
   /** Adds a stored drop while rebuilding. */
   void restoreDrop(long tableId, long dropTs, TableName name) {
-    histories.compute(tableId, (id, h) -> (h == null ? TableHistory.empty(id) : h).withDrop(dropTs, name));
+    histories.put(orEmpty(tableId).withDrop(dropTs, name));
   }
 
   /** The cache key of the version that had this name at {@code ts}, or null. */
@@ -140,7 +141,7 @@ final class SchemaIndex {
       if (after == h) {
         continue;
       }
-      histories.put(h.tableId(), after);
+      histories.put(after);
       versionCount -= h.versionCount() - after.versionCount();
       for (int i = 0; i < h.versionCount(); i++) {
         if (!after.everNamed(h.name(i))) {
@@ -148,6 +149,11 @@ final class SchemaIndex {
         }
       }
     }
+  }
+
+  private TableHistory orEmpty(long tableId) {
+    TableHistory h = histories.get(tableId);
+    return h == null ? TableHistory.empty(tableId) : h;
   }
 
   /** Id of the live table whose newest version has this name, or 0. */

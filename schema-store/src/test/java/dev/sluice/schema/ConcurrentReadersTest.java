@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ConcurrentReadersTest {
 
-  private static final int DDLS = 600;
+  private static final int DDLS = 1_200;
   private static final int READERS = 3;
 
   @TempDir

@@ -28,7 +28,7 @@ import net.jqwik.api.statistics.Statistics;
  */
 class SchemaStorePropertiesTest {
 
-  @Property(tries = 120)
+  @Property(tries = 100)
   void storeAnswersLikeTheModel(@ForAll("histories") List<Op> ops, @ForAll boolean uncached, @ForAll long seed)
       throws IOException {
     Path dir = Files.createTempDirectory(Path.of(System.getProperty("java.io.tmpdir")), "schema-prop-");

@@ -37,7 +37,9 @@ public enum ErrorCode {
   STORE_CORRUPT(300, Kind.FATAL),
   INTERNAL(301, Kind.FATAL),
   SINK_FAILED(302, Kind.FATAL),
-  UNSUPPORTED_DDL(303, Kind.FATAL);
+  UNSUPPORTED_DDL(303, Kind.FATAL),
+  UPSTREAM_MISCONFIGURED(304, Kind.FATAL),
+  REPLICATION_SLOT_LOST(305, Kind.FATAL);
 
   /** Who must act on an error of this code. */
   public enum Kind {

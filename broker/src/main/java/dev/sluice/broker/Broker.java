@@ -1,0 +1,139 @@
+package dev.sluice.broker;
+
+import dev.sluice.broker.capture.CaptureStatus;
+import dev.sluice.broker.capture.PgLogicalCapture;
+import dev.sluice.broker.store.EventStore;
+import dev.sluice.broker.store.EventStoreConfig;
+import dev.sluice.broker.store.RocksEventStore;
+import dev.sluice.broker.upstream.DemoWorkload;
+import dev.sluice.broker.upstream.EmbeddedUpstream;
+import dev.sluice.broker.upstream.UpstreamConfig;
+import dev.sluice.schema.RocksSchemaStore;
+import dev.sluice.schema.SchemaStore;
+import dev.sluice.schema.SchemaStoreConfig;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.util.ArrayDeque;
+import java.util.Deque;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One broker node: owns the event store, the schema store, the upstream (embedded or external), the
+ * capture and the demo workload, starts them in that order and closes them in reverse.
+ *
+ * <pre>{@code
+ * try (Broker broker = new Broker(BrokerConfig.embedded("node-1", Path.of("data")))) {
+ *   broker.start();
+ *   CaptureStatus s = broker.captureStatus();
+ * }
+ * }</pre>
+ */
+public final class Broker implements AutoCloseable {
+
+  private static final Logger log = LoggerFactory.getLogger(Broker.class);
+
+  private final BrokerConfig config;
+  private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final Deque<AutoCloseable> opened = new ArrayDeque<>();
+  private RocksEventStore events;
+  private RocksSchemaStore schemas;
+  private PgLogicalCapture capture;
+  private UpstreamConfig upstream;
+  private DemoWorkload workload;
+
+  public Broker(BrokerConfig config) {
+    this.config = config;
+  }
+
+  /**
+   * Opens the stores, starts the upstream when embedded, then capture and the demo workload.
+   *
+   * @throws dev.sluice.api.error.FatalException when the upstream cannot be captured as configured
+   *     (everything opened so far is closed again)
+   */
+  public void start() {
+    try {
+      events = opened(RocksEventStore.open(EventStoreConfig.defaults(config.eventsDir()), registry));
+      schemas = opened(RocksSchemaStore.open(SchemaStoreConfig.at(config.schemaDir()), registry));
+      upstream = config.upstream().isEmbedded() ? startEmbedded() : config.upstream();
+      capture = new PgLogicalCapture(upstream, config.capture(), events, schemas, registry);
+      opened(capture);
+      capture.start();
+      if (config.demoWorkload()) {
+        workload = opened(DemoWorkload.start(upstream, config.demo()));
+      }
+      log.atInfo().addKeyValue("nodeId", config.nodeId()).addKeyValue("upstream", upstream.displayUrl())
+          .addKeyValue("slot", config.capture().slotName()).addKeyValue("mode", capture.status().mode())
+          .addKeyValue("state", capture.status().state()).log("broker started");
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+  }
+
+  private UpstreamConfig startEmbedded() {
+    UpstreamConfig u = config.upstream();
+    try {
+      EmbeddedUpstream embedded = opened(EmbeddedUpstream.start(u.embeddedDataDir(), u.embeddedPort()));
+      UpstreamConfig conn = embedded.connection();
+      try (Connection c = DriverManager.getConnection(conn.jdbcUrl(), conn.user(), conn.password())) {
+        DemoWorkload.createSchema(c);
+      }
+      return conn;
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot start the embedded PostgreSQL under " + u.embeddedDataDir()
+          + " on port " + u.embeddedPort() + ": " + e.getMessage(), e);
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot create the demo schema in the embedded PostgreSQL: " + e.getMessage(), e);
+    }
+  }
+
+  private <T extends AutoCloseable> T opened(T resource) {
+    opened.push(resource);
+    return resource;
+  }
+
+  public EventStore eventStore() {
+    return events;
+  }
+
+  public SchemaStore schemaStore() {
+    return schemas;
+  }
+
+  public CaptureStatus captureStatus() {
+    return capture.status();
+  }
+
+  public PrometheusMeterRegistry meterRegistry() {
+    return registry;
+  }
+
+  /** The upstream capture reads (the embedded one's URL once started). */
+  public UpstreamConfig upstream() {
+    return upstream;
+  }
+
+  public BrokerConfig config() {
+    return config;
+  }
+
+  /** Stops the workload, capture, the upstream and the stores, in reverse start order. */
+  @Override
+  public void close() {
+    while (!opened.isEmpty()) {
+      AutoCloseable c = opened.pop();
+      try {
+        c.close();
+      } catch (Exception e) {
+        log.atWarn().addKeyValue("component", c.getClass().getSimpleName()).setCause(e).log("close failed");
+      }
+    }
+  }
+}

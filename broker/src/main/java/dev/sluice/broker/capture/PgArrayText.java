@@ -1,0 +1,101 @@
+package dev.sluice.broker.capture;
+
+import dev.sluice.api.v1.ArrayValue;
+import dev.sluice.api.v1.Value;
+
+/**
+ * Parses PostgreSQL's array output ({@code {1,2,NULL}}, {@code {{1,2},{3,4}}}, {@code {"a b","c\"d"}},
+ * {@code [0:1]={1,2}}) into nested {@link ArrayValue}s whose leaves are parsed by the element type.
+ * An unquoted {@code NULL} is a null element; lower bounds are not kept.
+ *
+ * <pre>{@code
+ * Value v = PgArrayText.parse(int4, "{{1,2},{3,NULL}}");   // [[1, 2], [3, null]]
+ * }</pre>
+ */
+final class PgArrayText {
+
+  private final PgType element;
+  private final String s;
+  private int pos;
+
+  private PgArrayText(PgType element, String s) {
+    this.element = element;
+    this.s = s;
+  }
+
+  static Value parse(PgType element, String text) {
+    PgArrayText p = new PgArrayText(element, text);
+    if (text.startsWith("[")) {
+      int eq = text.indexOf('=');
+      if (eq < 0) {
+        throw new IllegalArgumentException("array dimensions without '='");
+      }
+      p.pos = eq + 1;
+    }
+    Value v = p.array();
+    if (p.pos != text.length()) {
+      throw new IllegalArgumentException("trailing text after the array at " + p.pos);
+    }
+    return v;
+  }
+
+  private Value array() {
+    expect('{');
+    ArrayValue.Builder b = ArrayValue.newBuilder();
+    if (peek() == '}') {
+      pos++;
+      return Value.newBuilder().setArrayValue(b).build();
+    }
+    while (true) {
+      b.addElements(peek() == '{' ? array() : item());
+      char c = next();
+      if (c == '}') {
+        return Value.newBuilder().setArrayValue(b).build();
+      }
+      if (c != ',') {
+        throw new IllegalArgumentException("expected ',' or '}' at " + (pos - 1) + ", got '" + c + "'");
+      }
+    }
+  }
+
+  private Value item() {
+    StringBuilder text = new StringBuilder();
+    if (peek() == '"') {
+      pos++;
+      while (true) {
+        char c = next();
+        if (c == '"') {
+          break;
+        }
+        text.append(c == '\\' ? next() : c);
+      }
+      return PgTextValues.parse(element, text.toString());
+    }
+    while (peek() != ',' && peek() != '}') {
+      char c = next();
+      text.append(c == '\\' ? next() : c);
+    }
+    String raw = text.toString();
+    return raw.equalsIgnoreCase("NULL") ? PgTextValues.NULL : PgTextValues.parse(element, raw);
+  }
+
+  private void expect(char c) {
+    char got = next();
+    if (got != c) {
+      throw new IllegalArgumentException("expected '" + c + "' at " + (pos - 1) + ", got '" + got + "'");
+    }
+  }
+
+  private char peek() {
+    if (pos >= s.length()) {
+      throw new IllegalArgumentException("array text ends early");
+    }
+    return s.charAt(pos);
+  }
+
+  private char next() {
+    char c = peek();
+    pos++;
+    return c;
+  }
+}

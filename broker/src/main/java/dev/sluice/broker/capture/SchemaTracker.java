@@ -1,0 +1,351 @@
+package dev.sluice.broker.capture;
+
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.FatalException;
+import dev.sluice.schema.BelowGcPointException;
+import dev.sluice.schema.ColumnInfo;
+import dev.sluice.schema.DdlEvent;
+import dev.sluice.schema.DdlType;
+import dev.sluice.schema.InvalidDdlException;
+import dev.sluice.schema.SchemaStore;
+import dev.sluice.schema.TableDroppedException;
+import dev.sluice.schema.TableInfo;
+import dev.sluice.schema.UnknownTableException;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Turns the schema changes of one transaction into {@link DdlEvent}s and applies them to the schema
+ * store at commit, in commit order.
+ *
+ * <p><b>Sources.</b> Rows of {@code sluice.ddl_capture} written by the event trigger (exact statement
+ * and definition), Truncate messages, and Relation messages whose shape differs from the version in
+ * force (the only source in {@link DdlCaptureMode#RELATION_MESSAGES} mode, a safety net in trigger
+ * mode). Several changes of one table in one transaction merge into one event (the table's last
+ * definition, the statements joined).
+ *
+ * <p><b>Timestamps.</b> A transaction's events get the commit ts {@code C} when it changed one table.
+ * The schema store takes one DDL per ts, so a transaction that changed n tables gets
+ * {@code C-n+1 .. C}, in statement order. This is exact for every reader: commit ts values are WAL
+ * positions of commit records, and the previous commit record starts at least one WAL record
+ * (24 bytes and more) below {@code C}, so no transaction has a commit ts in {@code (previous, C)};
+ * a version at {@code C-k} is in force for exactly the same transactions as one at {@code C}. Initial
+ * definitions are spread below the slot's start the same way.
+ *
+ * <p><b>Replay.</b> After a crash, transactions above the event store's position are replayed while the
+ * schema store may already hold their DDL. Lookups use the schema as of the previous transaction, so a
+ * replay plans the same events with the same ts; those at or below {@link SchemaStore#lastDdlTs()} are
+ * skipped. Capture thread only.
+ *
+ * <pre>{@code
+ * tracker.begin(commitTs, previousCommitTs);
+ * TableInfo t = tracker.tableFor(relation, types);     // may derive a version
+ * tracker.onCapturedDdl("ALTER TABLE", oid, "ALTER TABLE t ADD c int", definitionJson);
+ * Set<Long> changed = tracker.applyPending();          // at Commit, before the event-store batch
+ * }</pre>
+ */
+final class SchemaTracker {
+
+  private static final Logger log = LoggerFactory.getLogger(SchemaTracker.class);
+
+  private final SchemaStore store;
+  private final TableDefinitions definitions;
+  private final SourceCatalog catalog;
+  private final CaptureMetrics metrics;
+  private final Map<Long, Pending> pending = new LinkedHashMap<>();
+  private long commitTs;
+  private long previousCommitTs;
+
+  /** One table's changes within the open transaction. */
+  private static final class Pending {
+    final TableInfo before;
+    TableInfo after;
+    boolean dropped;
+    boolean truncated;
+    String tag = "";
+    final Set<String> queries = new LinkedHashSet<>();
+
+    Pending(TableInfo before) {
+      this.before = before;
+      this.after = before;
+    }
+  }
+
+  /** An event before its ts is assigned. */
+  private record Planned(DdlType type, TableInfo info, String query) {}
+
+  SchemaTracker(SchemaStore store, TableDefinitions definitions, SourceCatalog catalog, CaptureMetrics metrics) {
+    this.store = store;
+    this.definitions = definitions;
+    this.catalog = catalog;
+    this.metrics = metrics;
+  }
+
+  /**
+   * @param txnCommitTs      commit ts of the transaction that starts
+   * @param previousTs       commit ts of the transaction before it (or the stored position)
+   */
+  void begin(long txnCommitTs, long previousTs) {
+    pending.clear();
+    commitTs = txnCommitTs;
+    previousCommitTs = previousTs;
+  }
+
+  /** Drops the open transaction's changes (skipped transaction, broken session). */
+  void abort() {
+    pending.clear();
+  }
+
+  /**
+   * The version rows of {@code relation} in the open transaction follow. When the relation's shape
+   * differs from the version in force, a version is derived from it for this transaction.
+   */
+  TableInfo tableFor(PgRelation relation, PgType[] types) {
+    TableInfo current = effective(relation.oid());
+    TableInfo derived = fromRelation(relation, types, current);
+    if (current != null && DdlClassifier.sameShape(current, derived)) {
+      return current;
+    }
+    Pending p = pendingFor(relation.oid());
+    p.after = derived;
+    p.dropped = false;
+    metrics.derivedDdlEvents.increment();
+    return derived;
+  }
+
+  /** A row of {@code sluice.ddl_capture} written by the event trigger in this transaction. */
+  void onCapturedDdl(String tag, long tableOid, String statement, String definitionJson) {
+    JsonObject def = new JsonObject(definitionJson);
+    Pending p = pendingFor(tableOid);
+    if (TableDefinitions.isDrop(def)) {
+      if (p.before == null) {
+        pending.remove(tableOid); // unknown table, or created and dropped in this transaction: never visible
+        return;
+      }
+      p.dropped = true;
+      p.after = null;
+    } else {
+      p.after = definitions.fromJson(tableOid, def, commitTs);
+      p.dropped = false;
+    }
+    p.tag = tag;
+    if (!statement.isBlank()) {
+      p.queries.add(statement.strip());
+    }
+  }
+
+  /** A Truncate message for these tables. */
+  void onTruncate(long[] tableOids) {
+    for (long oid : tableOids) {
+      if (effective(oid) != null) {
+        pendingFor(oid).truncated = true;
+      }
+    }
+  }
+
+  /**
+   * Applies the open transaction's events durably (skipping what a replay finds applied) and returns
+   * the ids of the tables they touched, whose row layouts must be resolved again.
+   */
+  Set<Long> applyPending() {
+    if (pending.isEmpty()) {
+      return Set.of();
+    }
+    List<Planned> planned = plan();
+    Set<Long> touched = new LinkedHashSet<>(pending.keySet());
+    planned.forEach(p -> touched.add(p.info().tableId()));
+    pending.clear();
+    long first = commitTs - planned.size() + 1;
+    if (!planned.isEmpty() && first <= previousCommitTs) {
+      throw new FatalException(ErrorCode.INTERNAL, "transaction at commit ts " + commitTs + " changed "
+          + planned.size() + " tables, more than fit above the previous commit ts " + previousCommitTs
+          + "; please report this");
+    }
+    long lastDdlTs = store.lastDdlTs();
+    for (int i = 0; i < planned.size(); i++) {
+      long ts = first + i;
+      if (ts <= lastDdlTs) {
+        continue; // replayed: the schema store applied it before a crash
+      }
+      Planned p = planned.get(i);
+      apply(new DdlEvent(ts, p.type(), p.query(), p.info().withVersion(ts), p.query().isEmpty() ? "" : "postgresql"));
+    }
+    return touched;
+  }
+
+  /**
+   * Applies the initial definitions read at slot creation with versions {@code version-n+1 .. version},
+   * skipping tables the schema store already knows.
+   */
+  void applyInitial(List<TableInfo> tables, long version) {
+    List<TableInfo> fresh = new ArrayList<>();
+    for (TableInfo t : tables) {
+      try {
+        store.tableInfoAt(t.tableId(), Long.MAX_VALUE);
+      } catch (UnknownTableException | TableDroppedException e) {
+        fresh.add(t);
+      }
+    }
+    long ts = version - fresh.size() + 1;
+    for (TableInfo t : fresh) {
+      apply(new DdlEvent(ts, DdlType.CREATE_TABLE, "", t.withVersion(ts), ""));
+      ts++;
+    }
+  }
+
+  private void apply(DdlEvent event) {
+    try {
+      store.apply(event);
+      metrics.ddlEvents.increment();
+    } catch (InvalidDdlException e) { // a change capture could not see whole (fallback mode): keep capturing
+      metrics.rejectedDdlEvents.increment();
+      log.atWarn().addKeyValue("tableId", event.tableId()).addKeyValue("commitTs", event.commitTs())
+          .log("schema store rejected a captured schema change: " + e.getMessage());
+    }
+  }
+
+  /** The transaction's events in statement order, with a drop or rename first for a name still held. */
+  private List<Planned> plan() {
+    List<Planned> planned = new ArrayList<>();
+    Map<String, Long> claims = new HashMap<>();
+    for (Pending p : pending.values()) {
+      Planned e = toPlanned(p);
+      if (e == null) {
+        continue;
+      }
+      String name = e.info().qualifiedName();
+      if (e.type() != DdlType.DROP_TABLE) {
+        long holder = claims.containsKey(name) ? claims.get(name) : holderOf(e.info());
+        if (holder != 0 && holder != e.info().tableId()) {
+          Planned vacated = vacate(holder);
+          if (vacated != null) {
+            planned.add(vacated);
+            claims.put(name, 0L);
+          }
+        }
+      }
+      if (e.type() == DdlType.DROP_TABLE) {
+        claims.put(name, 0L);
+      } else {
+        if (p.before != null && !p.before.qualifiedName().equals(name)) {
+          claims.put(p.before.qualifiedName(), 0L); // renamed away: the old name is free
+        }
+        claims.put(name, e.info().tableId());
+      }
+      planned.add(e);
+    }
+    return planned;
+  }
+
+  /** The live table holding the name before this transaction, 0 when none. */
+  private long holderOf(TableInfo t) {
+    try {
+      return store.tableByName(t.schemaName(), t.tableName(), Math.max(previousCommitTs, 1)).tableId();
+    } catch (UnknownTableException | BelowGcPointException e) {
+      return 0;
+    }
+  }
+
+  /**
+   * A table the schema store still has under a name another table now takes: PostgreSQL names are
+   * unique, so it was dropped or renamed without capture seeing it (no event trigger).
+   */
+  private Planned vacate(long holderId) {
+    TableInfo holder = storeVersion(holderId);
+    if (holder == null) {
+      return null;
+    }
+    Optional<String[]> now = catalog.currentName(holderId);
+    if (now.isEmpty()) {
+      return new Planned(DdlType.DROP_TABLE, holder, "");
+    }
+    return new Planned(DdlType.RENAME_TABLE, new TableInfo(holderId, now.get()[0], now.get()[1], holder.columns(),
+        holder.primaryKey(), holder.version()), "");
+  }
+
+  private Planned toPlanned(Pending p) {
+    String query = String.join(";\n", p.queries);
+    if (p.dropped) {
+      return new Planned(DdlType.DROP_TABLE, p.before, query);
+    }
+    if (p.after == null) {
+      return null;
+    }
+    boolean unchanged = p.before != null && DdlClassifier.sameShape(p.before, p.after)
+        && p.before.primaryKey().equals(p.after.primaryKey());
+    if (p.truncated && unchanged) {
+      return new Planned(DdlType.TRUNCATE_TABLE, p.after, query);
+    }
+    if (unchanged && p.tag.isEmpty() && !p.truncated) {
+      return null;
+    }
+    return new Planned(DdlClassifier.classify(p.tag, p.before, p.after), p.after, query);
+  }
+
+  private Pending pendingFor(long oid) {
+    Pending p = pending.get(oid);
+    if (p == null) {
+      p = new Pending(storeVersion(oid));
+      pending.put(oid, p);
+    }
+    return p;
+  }
+
+  /** The version in force for the open transaction: its own pending change, else the store's. */
+  private TableInfo effective(long oid) {
+    Pending p = pending.get(oid);
+    if (p != null) {
+      return p.dropped ? null : p.after;
+    }
+    return storeVersion(oid);
+  }
+
+  /** The table as of the previous transaction (the same answer on a replay). */
+  private TableInfo storeVersion(long oid) {
+    try {
+      return store.tableInfoAt(oid, Math.max(previousCommitTs, 1));
+    } catch (UnknownTableException | TableDroppedException | BelowGcPointException e) {
+      return null;
+    }
+  }
+
+  private TableInfo fromRelation(PgRelation relation, PgType[] types, TableInfo current) {
+    List<ColumnInfo> columns = new ArrayList<>(types.length);
+    List<String> relationKey = new ArrayList<>();
+    for (int i = 0; i < types.length; i++) {
+      PgRelation.Column c = relation.columns().get(i);
+      String sourceType = catalog.formatType(c.typeOid(), c.typeModifier());
+      ColumnInfo known = current == null ? null : column(current, c.name());
+      boolean sameType = known != null && known.sourceType().equals(sourceType);
+      columns.add(new ColumnInfo(c.name(), sourceType, types[i].kind(), !sameType || known.nullable(),
+          sameType ? known.defaultExpr() : null, types[i].elementKind()));
+      if (c.key()) {
+        relationKey.add(c.name());
+      }
+    }
+    List<String> key;
+    if (current != null && !current.primaryKey().isEmpty()
+        && current.primaryKey().stream().allMatch(k -> columns.stream().anyMatch(c -> c.name().equals(k)))) {
+      key = current.primaryKey();
+    } else if (relation.replicaIdentity() == 'd' || relation.replicaIdentity() == 'i') {
+      key = relationKey;
+    } else {
+      key = List.of();
+    }
+    return new TableInfo(relation.oid(), relation.namespace(), relation.name(), columns, key, commitTs);
+  }
+
+  private static ColumnInfo column(TableInfo t, String name) {
+    int i = t.columnIndex(name);
+    return i < 0 ? null : t.columns().get(i);
+  }
+}

@@ -1,0 +1,53 @@
+package dev.sluice.broker.capture;
+
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.FatalException;
+
+/**
+ * The upstream PostgreSQL cannot be captured as it is configured; the message says what to change.
+ *
+ * <pre>{@code
+ * throw UpstreamMisconfiguredException.walLevel("replica");
+ * }</pre>
+ */
+public final class UpstreamMisconfiguredException extends FatalException {
+
+  private final String setting;
+
+  UpstreamMisconfiguredException(String setting, String message) {
+    super(ErrorCode.UPSTREAM_MISCONFIGURED, message);
+    this.setting = setting;
+  }
+
+  /** What is wrong: {@code wal_level}, {@code privilege}, {@code publication}, {@code server_version}. */
+  public String setting() {
+    return setting;
+  }
+
+  static UpstreamMisconfiguredException walLevel(String actual) {
+    return new UpstreamMisconfiguredException("wal_level", "wal_level is '" + actual
+        + "'; set wal_level = logical in postgresql.conf and restart PostgreSQL");
+  }
+
+  static UpstreamMisconfiguredException missingReplication(String role) {
+    return new UpstreamMisconfiguredException("privilege", "role " + role
+        + " lacks the REPLICATION privilege needed for a logical replication slot; as a superuser run: ALTER ROLE "
+        + role + " REPLICATION; (or connect as a superuser)");
+  }
+
+  static UpstreamMisconfiguredException cannotCreatePublication(String role, String publication, String cause) {
+    return new UpstreamMisconfiguredException("privilege", "publication " + publication
+        + " does not exist and role " + role + " cannot create it (" + cause + "); as a superuser run: "
+        + "CREATE PUBLICATION " + publication + " FOR ALL TABLES; or create it FOR TABLE with the tables to capture");
+  }
+
+  static UpstreamMisconfiguredException serverVersion(int versionNum) {
+    return new UpstreamMisconfiguredException("server_version", "PostgreSQL server version " + versionNum
+        + " is too old; capture needs PostgreSQL 12 or newer");
+  }
+
+  static UpstreamMisconfiguredException wrongSlotPlugin(String slot, String plugin) {
+    return new UpstreamMisconfiguredException("slot", "replication slot " + slot + " uses output plugin '" + plugin
+        + "', not pgoutput; drop it (SELECT pg_drop_replication_slot('" + slot + "')) or configure another --slot");
+  }
+}
