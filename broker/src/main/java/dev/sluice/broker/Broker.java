@@ -2,6 +2,7 @@ package dev.sluice.broker;
 
 import dev.sluice.broker.capture.CaptureStatus;
 import dev.sluice.broker.capture.PgLogicalCapture;
+import dev.sluice.broker.server.EventService;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.EventStoreConfig;
 import dev.sluice.broker.store.RocksEventStore;
@@ -13,6 +14,10 @@ import dev.sluice.schema.SchemaStore;
 import dev.sluice.schema.SchemaStoreConfig;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.micrometer.MicrometerMetricsFactory;
+import io.vertx.micrometer.MicrometerMetricsOptions;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.sql.Connection;
@@ -20,12 +25,14 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.concurrent.TimeUnit;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
  * One broker node: owns the event store, the schema store, the upstream (embedded or external), the
- * capture and the demo workload, starts them in that order and closes them in reverse.
+ * capture, the demo workload and the gRPC event service, starts them in that order and closes them in
+ * reverse.
  *
  * <pre>{@code
  * try (Broker broker = new Broker(BrokerConfig.embedded("node-1", Path.of("data")))) {
@@ -46,6 +53,8 @@ public final class Broker implements AutoCloseable {
   private PgLogicalCapture capture;
   private UpstreamConfig upstream;
   private DemoWorkload workload;
+  private Vertx vertx;
+  private EventService eventService;
 
   public Broker(BrokerConfig config) {
     this.config = config;
@@ -68,12 +77,37 @@ public final class Broker implements AutoCloseable {
       if (config.demoWorkload()) {
         workload = opened(DemoWorkload.start(upstream, config.demo()));
       }
+      startEventService();
       log.atInfo().addKeyValue("nodeId", config.nodeId()).addKeyValue("upstream", upstream.displayUrl())
+          .addKeyValue("grpcAddress", eventService.identity().grpcAddress())
           .addKeyValue("slot", config.capture().slotName()).addKeyValue("mode", capture.status().mode())
           .addKeyValue("state", capture.status().state()).log("broker started");
     } catch (RuntimeException e) {
       close();
       throw e;
+    }
+  }
+
+  private void startEventService() {
+    ServeConfig serve = config.serve();
+    vertx = Vertx.builder()
+        .with(new VertxOptions().setMetricsOptions(new MicrometerMetricsOptions().setEnabled(true)))
+        .withMetrics(new MicrometerMetricsFactory(registry))
+        .build();
+    opened(() -> await(vertx.close(), "close Vert.x"));
+    NodeIdentity identity = NodeIdentity.fresh(config.nodeId(), null, null);
+    eventService = await(EventService.start(vertx, serve.eventService(), identity, serve.bindHost(), serve.grpcPort(),
+        events, schemas, registry), "start the event service on " + serve.bindHost() + ":" + serve.grpcPort());
+    opened(() -> await(eventService.close(), "stop the event service"));
+  }
+
+  private static <T> T await(io.vertx.core.Future<T> f, String what) {
+    try {
+      return f.await(60, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("could not " + what + " within 60 s", e);
+    } catch (RuntimeException e) {
+      throw new IllegalStateException("could not " + what + ": " + e.getMessage(), e);
     }
   }
 
@@ -109,6 +143,16 @@ public final class Broker implements AutoCloseable {
 
   public CaptureStatus captureStatus() {
     return capture.status();
+  }
+
+  /** The gRPC event service (started by {@link #start()}). */
+  public EventService eventService() {
+    return eventService;
+  }
+
+  /** The Vert.x instance the services run on. */
+  public Vertx vertx() {
+    return vertx;
   }
 
   public PrometheusMeterRegistry meterRegistry() {

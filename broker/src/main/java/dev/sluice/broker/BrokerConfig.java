@@ -20,9 +20,10 @@ import java.util.regex.Pattern;
  * @param capture      capture settings
  * @param demoWorkload write the demo workload into the upstream (embedded upstream only)
  * @param demo         the demo workload's pace
+ * @param serve        where the event service and the admin API listen
  */
 public record BrokerConfig(String nodeId, Path dataDir, UpstreamConfig upstream, CaptureConfig capture,
-    boolean demoWorkload, DemoWorkloadConfig demo) {
+    boolean demoWorkload, DemoWorkloadConfig demo, ServeConfig serve) {
 
   public static final String DEFAULT_NODE_ID = "node-1";
   public static final Path DEFAULT_DATA_DIR = Path.of("data");
@@ -34,6 +35,7 @@ public record BrokerConfig(String nodeId, Path dataDir, UpstreamConfig upstream,
     Objects.requireNonNull(upstream, "upstream");
     Objects.requireNonNull(capture, "capture");
     Objects.requireNonNull(demo, "demo");
+    Objects.requireNonNull(serve, "serve");
     if (!NODE_ID.matcher(nodeId).matches()) {
       throw new IllegalArgumentException("nodeId must be 1-63 of [A-Za-z0-9_.-] starting with a letter or digit,"
           + " got '" + nodeId + "'");
@@ -42,6 +44,16 @@ public record BrokerConfig(String nodeId, Path dataDir, UpstreamConfig upstream,
       throw new IllegalArgumentException("demoWorkload writes into the embedded upstream only; drop --demo-workload"
           + " or --upstream " + upstream.displayUrl());
     }
+  }
+
+  /** A node serving on free ports ({@link ServeConfig#ephemeral()}). */
+  public BrokerConfig(String nodeId, Path dataDir, UpstreamConfig upstream, CaptureConfig capture,
+      boolean demoWorkload, DemoWorkloadConfig demo) {
+    this(nodeId, dataDir, upstream, capture, demoWorkload, demo, ServeConfig.ephemeral());
+  }
+
+  public BrokerConfig withServe(ServeConfig s) {
+    return new BrokerConfig(nodeId, dataDir, upstream, capture, demoWorkload, demo, s);
   }
 
   /** The embedded upstream under {@code dataDir/upstream} on the default port, default capture settings. */

@@ -15,8 +15,9 @@ public record NodeIdentity(String nodeId, long incarnation, String grpcAddress, 
   private static final SecureRandom RANDOM = new SecureRandom();
 
   public NodeIdentity {
-    if (nodeId == null || !nodeId.matches("[A-Za-z0-9_-]{1,64}")) {
-      throw new IllegalArgumentException("node id must be 1-64 characters of [A-Za-z0-9_-], got " + nodeId);
+    if (nodeId == null || !nodeId.matches("[A-Za-z0-9][A-Za-z0-9_.-]{0,62}")) {
+      throw new IllegalArgumentException("node id must be 1-63 of [A-Za-z0-9_.-] starting with a letter or digit,"
+          + " got '" + nodeId + "'");
     }
   }
 

@@ -22,7 +22,8 @@ import picocli.CommandLine.Option;
  * }</pre>
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
-    description = "Run a broker node: capture the upstream PostgreSQL into the event and schema stores.")
+    description = "Run a broker node: capture the upstream PostgreSQL into the event and schema stores and serve"
+        + " dispatchers over gRPC.")
 final class ServerCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
@@ -63,6 +64,18 @@ final class ServerCommand implements Callable<Integer> {
   @Option(names = "--demo-workload", description = "Write a steady demo workload into the embedded upstream.")
   boolean demoWorkload;
 
+  @Option(names = "--bind", defaultValue = ServeConfig.DEFAULT_BIND_HOST,
+      description = "Interface the gRPC and admin ports listen on (default: ${DEFAULT-VALUE}).")
+  String bindHost;
+
+  @Option(names = "--grpc-port", defaultValue = "" + ServeConfig.DEFAULT_GRPC_PORT,
+      description = "gRPC port of the event service, 0 = any free port (default: ${DEFAULT-VALUE}).")
+  int grpcPort;
+
+  @Option(names = "--admin-port", defaultValue = "" + ServeConfig.DEFAULT_ADMIN_PORT,
+      description = "Admin HTTP port, 0 = any free port (default: ${DEFAULT-VALUE}).")
+  int adminPort;
+
   /** Maps the options onto the typed configuration (validated there). */
   BrokerConfig config() {
     Path data = dataDir.toAbsolutePath();
@@ -72,7 +85,8 @@ final class ServerCommand implements Callable<Integer> {
     CaptureConfig capture = CaptureConfig.defaults(nodeId)
         .withSlot(slot == null ? CaptureConfig.defaultSlotName(nodeId) : slot, publication)
         .withHeartbeatInterval(heartbeatInterval);
-    return new BrokerConfig(nodeId, data, up, capture, demoWorkload, DemoWorkloadConfig.defaults());
+    return new BrokerConfig(nodeId, data, up, capture, demoWorkload, DemoWorkloadConfig.defaults(),
+        ServeConfig.defaults().withPorts(bindHost, grpcPort, adminPort));
   }
 
   @Override
@@ -99,7 +113,8 @@ final class ServerCommand implements Callable<Integer> {
       broker.close();
       return 1;
     }
-    log.atInfo().addKeyValue("upstream", broker.upstream().displayUrl()).addKeyValue("slot", config.capture().slotName())
+    log.atInfo().addKeyValue("grpcAddress", broker.eventService().identity().grpcAddress())
+        .addKeyValue("upstream", broker.upstream().displayUrl()).addKeyValue("slot", config.capture().slotName())
         .addKeyValue("publication", config.capture().publicationName())
         .addKeyValue("ddlCapture", broker.captureStatus().mode()).addKeyValue("dataDir", config.dataDir())
         .log("sluice server running; stop with Ctrl-C or SIGTERM");

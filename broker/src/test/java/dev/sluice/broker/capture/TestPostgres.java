@@ -15,7 +15,7 @@ import java.util.Map;
 import java.util.UUID;
 
 /** A real PostgreSQL 17 (zonky binaries) for capture tests; {@code wal_level = logical} unless told otherwise. */
-final class TestPostgres implements AutoCloseable {
+public final class TestPostgres implements AutoCloseable {
 
   private final EmbeddedPostgres pg;
 
@@ -23,16 +23,16 @@ final class TestPostgres implements AutoCloseable {
     this.pg = pg;
   }
 
-  static TestPostgres start() {
+  public static TestPostgres start() {
     return start(Map.of());
   }
 
   /** Starts a fresh server; {@code settings} override the defaults ({@code wal_level} etc.). */
-  static TestPostgres start(Map<String, String> settings) {
+  public static TestPostgres start(Map<String, String> settings) {
     return start(settings, 0);
   }
 
-  static TestPostgres start(Map<String, String> settings, int port) {
+  public static TestPostgres start(Map<String, String> settings, int port) {
     try {
       EmbeddedPostgres.Builder b = EmbeddedPostgres.builder()
           .setOverrideWorkingDirectory(new File("target/embedded-pg"))
@@ -53,15 +53,15 @@ final class TestPostgres implements AutoCloseable {
     }
   }
 
-  int port() {
+  public int port() {
     return pg.getPort();
   }
 
-  String jdbcUrl() {
+  public String jdbcUrl() {
     return "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/postgres";
   }
 
-  Connection connect() throws SQLException {
+  public Connection connect() throws SQLException {
     return DriverManager.getConnection(jdbcUrl(), "postgres", null);
   }
 
@@ -70,7 +70,7 @@ final class TestPostgres implements AutoCloseable {
   }
 
   /** Runs each statement in autocommit. */
-  void exec(String... sql) {
+  public void exec(String... sql) {
     try (Connection c = connect(); Statement s = c.createStatement()) {
       for (String q : sql) {
         s.execute(q);
@@ -81,7 +81,7 @@ final class TestPostgres implements AutoCloseable {
   }
 
   /** Runs the statements in one transaction and returns the WAL position after its commit. */
-  long txn(String... sql) {
+  public long txn(String... sql) {
     try (Connection c = connect()) {
       c.setAutoCommit(false);
       try (Statement s = c.createStatement()) {
@@ -100,7 +100,7 @@ final class TestPostgres implements AutoCloseable {
    * {@code pg_current_wal_insert_lsn()}: every transaction committed so far has a commit ts below it
    * (the write position may lag behind with synchronous_commit = off).
    */
-  long currentLsn() {
+  public long currentLsn() {
     try (Connection c = connect()) {
       return currentLsn(c);
     } catch (SQLException e) {
@@ -108,7 +108,7 @@ final class TestPostgres implements AutoCloseable {
     }
   }
 
-  long queryLong(String sql) {
+  public long queryLong(String sql) {
     try (Connection c = connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
       rs.next();
       return rs.getLong(1);
@@ -125,7 +125,7 @@ final class TestPostgres implements AutoCloseable {
     }
   }
 
-  long oid(String qualifiedTable) {
+  public long oid(String qualifiedTable) {
     return queryLong("SELECT '" + qualifiedTable + "'::regclass::oid");
   }
 
