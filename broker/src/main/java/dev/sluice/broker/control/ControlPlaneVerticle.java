@@ -74,6 +74,8 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
   private final AtomicInteger streamingCount = new AtomicInteger();
   private final AtomicInteger tombstoneCount = new AtomicInteger();
   private long gcTimer = -1;
+  /** Time a request waits between the stream and this thread: how long control work queues. */
+  private final Timer inboxWait;
 
   /**
    * @param gcAction runs the GC of both stores up to the given ts; called from this thread, must hand
@@ -97,6 +99,8 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     Gauge.builder("sluice.dispatchers", streamingCount, AtomicInteger::get).tag("state", "streaming")
         .description("dispatchers streaming an epoch").register(meters);
     Gauge.builder("sluice.control.tombstones", tombstoneCount, AtomicInteger::get).register(meters);
+    inboxWait = Timer.builder("sluice.control.inbox.wait").publishPercentileHistogram()
+        .description("from the stream handing a request over to the control plane starting it").register(meters);
   }
 
   @Override
@@ -115,7 +119,10 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
 
   @Override
   public void onRequest(CollectorLink link, DispatcherRequest request, long receivedAtNanos) {
-    context.runOnContext(v -> handle(link, request, receivedAtNanos));
+    context.runOnContext(v -> {
+      inboxWait.record(nanoClock.getAsLong() - receivedAtNanos, TimeUnit.NANOSECONDS);
+      handle(link, request, receivedAtNanos);
+    });
   }
 
   @Override

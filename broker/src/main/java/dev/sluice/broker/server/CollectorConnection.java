@@ -59,14 +59,19 @@ import org.slf4j.LoggerFactory;
 final class CollectorConnection implements CollectorLink {
 
   private static final Logger log = LoggerFactory.getLogger(CollectorConnection.class);
+  /** Bytes the gRPC stream may hold beyond our lanes; the rest waits in the lanes, where control jumps ahead. */
+  static final int TRANSPORT_QUEUE_BYTES = 128 * 1024;
 
   private enum State { AWAITING_HELLO, OPEN, CLOSED }
 
   private sealed interface Outgoing {}
 
-  private record Control(Buffer bytes) implements Outgoing {}
+  private record Control(Buffer bytes, long enqueuedNanos) implements Outgoing {}
 
-  private record HandshakeOut(DispatcherId id, long epoch, Buffer bytes) implements Outgoing {}
+  private record HandshakeOut(DispatcherId id, long epoch, Buffer bytes, long enqueuedNanos) implements Outgoing {}
+
+  /** A control message on its lane, with when a plane handed it over. */
+  private record ControlItem(Buffer bytes, long enqueuedNanos) {}
 
   private record Fence(DispatcherId id, long epoch) implements Outgoing {}
 
@@ -99,7 +104,7 @@ final class CollectorConnection implements CollectorLink {
 
   // confined to the stream's context
   private State state = State.AWAITING_HELLO;
-  private final ArrayDeque<Buffer> controlLane = new ArrayDeque<>();
+  private final ArrayDeque<ControlItem> controlLane = new ArrayDeque<>();
   /** Checked against the epochs again when written: a handshake may overtake queued data. */
   private final ArrayDeque<Queued> dataLane = new ArrayDeque<>();
   private final Map<DispatcherId, Long> epochs = new HashMap<>();
@@ -127,6 +132,8 @@ final class CollectorConnection implements CollectorLink {
   /** Wires the stream's handlers; called once on the stream's context. */
   void start() {
     metrics.streamOpened();
+    // a small transport queue: control messages wait at most for this much data to drain ahead of them
+    response.setWriteQueueMaxSize(TRANSPORT_QUEUE_BYTES);
     request.handler(this::onMessage);
     request.endHandler(v -> close(null, "collector ended the stream"));
     request.exceptionHandler(e -> close(null, "stream failed: " + e.getMessage()));
@@ -237,12 +244,12 @@ final class CollectorConnection implements CollectorLink {
 
   @Override
   public void sendControl(BrokerMessage message) {
-    enqueue(new Control(Buffer.buffer(message.toByteArray())));
+    enqueue(new Control(Buffer.buffer(message.toByteArray()), System.nanoTime()));
   }
 
   @Override
   public void sendHandshake(DispatcherId dispatcher, long epoch, BrokerMessage handshake) {
-    enqueue(new HandshakeOut(dispatcher, epoch, Buffer.buffer(handshake.toByteArray())));
+    enqueue(new HandshakeOut(dispatcher, epoch, Buffer.buffer(handshake.toByteArray()), System.nanoTime()));
   }
 
   @Override
@@ -345,11 +352,11 @@ final class CollectorConnection implements CollectorLink {
 
   private void route(Outgoing o) {
     if (o instanceof Control c) {
-      controlLane.add(c.bytes());
+      controlLane.add(new ControlItem(c.bytes(), c.enqueuedNanos()));
     } else if (o instanceof HandshakeOut h) {
       epochs.put(h.id(), h.epoch());
       resolved.drop(h.id());
-      controlLane.add(h.bytes());
+      controlLane.add(new ControlItem(h.bytes(), h.enqueuedNanos()));
     } else if (o instanceof Fence f) {
       epochs.put(f.id(), f.epoch());
       resolved.drop(f.id());
@@ -400,8 +407,12 @@ final class CollectorConnection implements CollectorLink {
       return;
     }
     while (!response.writeQueueFull()) {
-      Buffer next = controlLane.poll();
-      if (next == null) {
+      ControlItem control = controlLane.poll();
+      Buffer next;
+      if (control != null) {
+        next = control.bytes();
+        metrics.controlWait(System.nanoTime() - control.enqueuedNanos());
+      } else {
         next = nextData();
       }
       if (next == null) {

@@ -14,6 +14,7 @@ final class EndpointMetrics {
   private final Counter bytesIn;
   private final Counter bytesOut;
   private final Counter staleDropped;
+  private final io.micrometer.core.instrument.Timer controlWait;
 
   EndpointMetrics(MeterRegistry registry) {
     this.registry = registry;
@@ -22,6 +23,9 @@ final class EndpointMetrics {
     bytesOut = Counter.builder("sluice.streams.sent.bytes").baseUnit("bytes").register(registry);
     staleDropped = Counter.builder("sluice.streams.stale.dropped")
         .description("data of an epoch older than the last handshake, dropped before the wire").register(registry);
+    controlWait = io.micrometer.core.instrument.Timer.builder("sluice.streams.control.wait")
+        .description("from a plane handing a control message to its stream until it is written")
+        .publishPercentileHistogram().register(registry);
   }
 
   void streamOpened() {
@@ -38,6 +42,10 @@ final class EndpointMetrics {
 
   void sent(int bytes) {
     bytesOut.increment(bytes);
+  }
+
+  void controlWait(long nanos) {
+    controlWait.record(nanos, java.util.concurrent.TimeUnit.NANOSECONDS);
   }
 
   void staleDropped() {

@@ -85,9 +85,15 @@ public final class BenchBroker {
         }
         case "RESOLVED" -> System.out.println("RESOLVED " + events.resolvedTs());
         case "TIMERS" -> {
-          for (var t : meters.find("sluice.control.request.latency").timers()) {
-            System.out.printf("TIMER %s %s count=%d mean=%.3fms max=%.3fms%n", t.getId().getName(), t.getId().getTags(),
-                t.count(), t.mean(TimeUnit.MILLISECONDS), t.max(TimeUnit.MILLISECONDS));
+          var timers = new java.util.ArrayList<io.micrometer.core.instrument.Timer>();
+          timers.addAll(meters.find("sluice.control.request.latency").timers());
+          timers.addAll(meters.find("sluice.control.inbox.wait").timers());
+          timers.addAll(meters.find("sluice.streams.control.wait").timers());
+          timers.addAll(meters.find("sluice.control.handshake.latency").timers());
+          for (var t : timers) {
+            System.out.printf("TIMER %s %s count=%d total=%.3fms mean=%.3fms max=%.3fms%n", t.getId().getName(),
+                t.getId().getTags(), t.count(), t.totalTime(TimeUnit.MILLISECONDS), t.mean(TimeUnit.MILLISECONDS),
+                t.max(TimeUnit.MILLISECONDS));
           }
           System.out.println("TIMERS END");
         }

@@ -23,6 +23,8 @@ final class EventServiceBench {
 
   private static final int ROW_BYTES = 100;
   private static final int TXN_ROWS = 100;
+  /** The broker JVM's flags; override with -Dbench.brokerJvm="..." to compare collectors. */
+  private static final List<String> BROKER_JVM = List.of(System.getProperty("bench.brokerJvm", "-Xmx4g").split(" "));
 
   private final Path work;
   private final Path logs;
@@ -38,7 +40,7 @@ final class EventServiceBench {
   Figure fanOut(int dispatchers, int tables, int rowsPerTable, int runs) throws Exception {
     List<Double> rates = new ArrayList<>();
     Path dir = Files.createTempDirectory(work, "fanout");
-    try (ChildJvm b = ChildJvm.start("fanout-" + dispatchers, BenchBroker.class, List.of("-Xmx4g"),
+    try (ChildJvm b = ChildJvm.start("fanout-" + dispatchers, BenchBroker.class, BROKER_JVM,
         List.of(dir.toString(), Integer.toString(tables), Integer.toString(rowsPerTable), Integer.toString(ROW_BYTES),
             Integer.toString(TXN_ROWS)), logs)) {
       String[] ready = b.awaitLine("READY ", Duration.ofMinutes(10)).split(" ");
@@ -102,7 +104,7 @@ final class EventServiceBench {
     Path dir = Files.createTempDirectory(work, "control");
     long[] ready = new long[probes];
     long[] handshake = new long[probes];
-    try (ChildJvm b = ChildJvm.start("control", BenchBroker.class, List.of("-Xmx4g"),
+    try (ChildJvm b = ChildJvm.start("control", BenchBroker.class, BROKER_JVM,
         List.of(dir.toString(), Integer.toString(tables), Integer.toString(rowsPerTable), Integer.toString(ROW_BYTES),
             Integer.toString(TXN_ROWS)), logs)) {
       int port = Integer.parseInt(b.awaitLine("READY ", Duration.ofMinutes(10)).split(" ")[0]);
@@ -123,6 +125,8 @@ final class EventServiceBench {
           pause(20);
         }
         long rowsAtStart = total(load);
+        b.command("TIMERS");
+        b.awaitLine("TIMERS END", Duration.ofSeconds(30));
         BenchCollector probe = new BenchCollector(probeVertx, port, "probe", false);
         for (int i = 0; i < probes; i++) {
           DispatcherId id = DispatcherId.random();
@@ -171,7 +175,7 @@ final class EventServiceBench {
     Path dir = Files.createTempDirectory(work, "idle");
     double perDispatcher;
     double maxGapMs;
-    try (ChildJvm b = ChildJvm.start("idle", BenchBroker.class, List.of("-Xmx4g"),
+    try (ChildJvm b = ChildJvm.start("idle", BenchBroker.class, BROKER_JVM,
         List.of(dir.toString(), Integer.toString(tables), "0", Integer.toString(ROW_BYTES), Integer.toString(TXN_ROWS)),
         logs)) {
       int port = Integer.parseInt(b.awaitLine("READY ", Duration.ofMinutes(5)).split(" ")[0]);
