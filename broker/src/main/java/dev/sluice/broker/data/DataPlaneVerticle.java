@@ -12,9 +12,7 @@ import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
 import java.util.ArrayDeque;
-import java.util.ArrayList;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
@@ -38,11 +36,6 @@ import org.slf4j.LoggerFactory;
 public final class DataPlaneVerticle extends VerticleBase {
 
   private static final Logger log = LoggerFactory.getLogger(DataPlaneVerticle.class);
-  /**
-   * Target size of one EventBatch message, and the largest fragment: under the 256 KiB default inbound
-   * limit of common gRPC clients (Vert.x), with room for the envelope.
-   */
-  static final int EVENT_BATCH_BYTES = 192 * 1024;
 
   private final int index;
   private final EventServiceConfig config;
@@ -270,7 +263,7 @@ public final class DataPlaneVerticle extends VerticleBase {
       park(s);
       return;
     }
-    int fragmentBytes = (int) Math.min(budget, EVENT_BATCH_BYTES - 1024);
+    int fragmentBytes = (int) Math.min(budget, WireEncoder.EVENT_BATCH_BYTES - 1024);
     ScanTask task = ScanTask.between(s, target, budget, fragmentBytes);
     s.running = task;
     metrics.scansStarted.increment();
@@ -310,28 +303,11 @@ public final class DataPlaneVerticle extends VerticleBase {
     consider(s, currentTarget(), nanoClock.getAsLong());
   }
 
-  /** Numbers the result's events, sends them in batches, then the watermark when the range is done. */
+  /** Sends the result's event batches (numbered by the scan), then the watermark when the range is done. */
   private void send(DispatcherStream s, ScanTask task, ScanResult result) {
-    List<PendingEvent> events = result.events();
-    int batchLimit = EVENT_BATCH_BYTES;
-    List<byte[]> batches = new ArrayList<>(1);
     long used = 0;
-    int i = 0;
-    while (i < events.size()) {
-      int start = i;
-      long creditBytes = 0;
-      do {
-        PendingEvent e = events.get(i);
-        creditBytes += WireEncoder.dataEventSize(s.seq + 1 + (i - start), e);
-        countSent(e);
-        i++;
-      } while (i < events.size() && creditBytes + events.get(i).payload().length + 16 <= batchLimit);
-      byte[] encoded = WireEncoder.eventBatch(s.id(), s.epoch, events, start, i, s.seq + 1);
-      batches.add(encoded);
-      used += encoded.length;
-      s.seq += i - start;
-      s.sentBytes += creditBytes;
-      s.link.changefeedCredit(s.registration.changefeedId()).onSent(creditBytes);
+    for (byte[] m : result.messages()) {
+      used += m.length;
     }
     // settle the reservation before handing bytes over: the link releases what it writes
     if (used > task.budgetBytes()) {
@@ -339,11 +315,17 @@ public final class DataPlaneVerticle extends VerticleBase {
     } else {
       s.link.release(task.budgetBytes() - used);
     }
-    for (byte[] batch : batches) {
-      s.link.sendEvents(s.id(), s.epoch, batch);
+    for (byte[] m : result.messages()) {
+      s.link.sendEvents(s.id(), s.epoch, m);
     }
+    s.seq += result.eventCount();
+    s.sentBytes += result.creditBytes();
+    s.link.changefeedCredit(s.registration.changefeedId()).onSent(result.creditBytes());
+    metrics.dmlSent.increment(result.dmlCount());
+    metrics.ddlSent.increment(result.ddlCount());
+    metrics.syncPointsSent.increment(result.syncPointCount());
     metrics.eventBytesSent.increment(used);
-    metrics.scanEvents.record(events.size());
+    metrics.scanEvents.record(result.eventCount());
     s.progressTs = result.progressTs();
     s.cursor = result.cursor();
     s.nextFragmentIndex = result.nextFragmentIndex();
@@ -351,14 +333,6 @@ public final class DataPlaneVerticle extends VerticleBase {
     s.lastMarkTimeMicros = result.lastMarkTimeMicros();
     if (result.reachedEnd()) {
       maybeSendResolved(s, nanoClock.getAsLong(), true);
-    }
-  }
-
-  private void countSent(PendingEvent e) {
-    switch (e.field()) {
-      case PendingEvent.DML -> metrics.dmlSent.increment();
-      case PendingEvent.DDL -> metrics.ddlSent.increment();
-      default -> metrics.syncPointsSent.increment();
     }
   }
 

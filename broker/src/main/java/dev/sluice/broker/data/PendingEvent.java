@@ -1,16 +1,148 @@
 package dev.sluice.broker.data;
 
+import com.google.protobuf.CodedOutputStream;
+import java.io.IOException;
+import java.util.List;
+
 /**
- * One data event of a scan before it gets its seq: the payload of a {@code DataEvent} already in wire
- * form, so numbering and batching never re-encode it.
- *
- * @param field    the DataEvent field number of the payload: 2 (dml), 3 (ddl) or 4 (sync_point)
- * @param payload  the encoded DmlBatch / DdlEvent / SyncPoint
- * @param commitTs the commit ts the event belongs to
+ * One data event of a scan before it is written into an event batch: the {@code DataEvent} payload,
+ * either already encoded (DDL, sync point) or a DML batch kept as its stored row bytes, so the row
+ * bytes are copied exactly once, into the outgoing message.
  */
-record PendingEvent(int field, byte[] payload, long commitTs) {
+abstract sealed class PendingEvent permits PendingEvent.Encoded, PendingEvent.Dml {
 
   static final int DML = 2;
   static final int DDL = 3;
   static final int SYNC_POINT = 4;
+
+  private final int field;
+  private final long commitTs;
+
+  PendingEvent(int field, long commitTs) {
+    this.field = field;
+    this.commitTs = commitTs;
+  }
+
+  /** The DataEvent field of the payload: {@link #DML}, {@link #DDL} or {@link #SYNC_POINT}. */
+  final int field() {
+    return field;
+  }
+
+  final long commitTs() {
+    return commitTs;
+  }
+
+  /** Serialized size of the payload message. */
+  abstract int payloadSize();
+
+  /** Writes the payload message (without tag or length). */
+  abstract void writePayload(CodedOutputStream out) throws IOException;
+
+  /** The payload as its own bytes (tests, diagnostics). */
+  final byte[] payload() {
+    byte[] b = new byte[payloadSize()];
+    CodedOutputStream c = CodedOutputStream.newInstance(b);
+    try {
+      writePayload(c);
+      c.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return b;
+  }
+
+  static PendingEvent encoded(int field, byte[] payload, long commitTs) {
+    return new Encoded(field, payload, commitTs);
+  }
+
+  /** A payload already in wire form. */
+  static final class Encoded extends PendingEvent {
+    private final byte[] bytes;
+
+    Encoded(int field, byte[] bytes, long commitTs) {
+      super(field, commitTs);
+      this.bytes = bytes;
+    }
+
+    @Override
+    int payloadSize() {
+      return bytes.length;
+    }
+
+    @Override
+    void writePayload(CodedOutputStream out) throws IOException {
+      out.writeRawBytes(bytes);
+    }
+  }
+
+  /** A {@code DmlBatch} of stored {@code RowChange} bytes; fields written in number order. */
+  static final class Dml extends PendingEvent {
+    private final int fragmentIndex;
+    private final boolean lastFragment;
+    private final List<byte[]> rows;
+    private final long tableInfoVersion;
+    private final long commitTimeMicros;
+    private final int size;
+
+    Dml(long commitTs, int fragmentIndex, boolean lastFragment, List<byte[]> rows, long tableInfoVersion,
+        long commitTimeMicros) {
+      super(DML, commitTs);
+      this.fragmentIndex = fragmentIndex;
+      this.lastFragment = lastFragment;
+      this.rows = rows;
+      this.tableInfoVersion = tableInfoVersion;
+      this.commitTimeMicros = commitTimeMicros;
+      int s = 0;
+      if (commitTs != 0) {
+        s += CodedOutputStream.computeUInt64Size(1, commitTs);
+      }
+      if (fragmentIndex != 0) {
+        s += CodedOutputStream.computeUInt32Size(2, fragmentIndex);
+      }
+      if (lastFragment) {
+        s += CodedOutputStream.computeBoolSize(3, true);
+      }
+      for (byte[] r : rows) {
+        s += CodedOutputStream.computeByteArraySize(4, r);
+      }
+      if (tableInfoVersion != 0) {
+        s += CodedOutputStream.computeUInt64Size(5, tableInfoVersion);
+      }
+      if (commitTimeMicros != 0) {
+        s += CodedOutputStream.computeInt64Size(6, commitTimeMicros);
+      }
+      this.size = s;
+    }
+
+    int rowCount() {
+      return rows.size();
+    }
+
+    @Override
+    int payloadSize() {
+      return size;
+    }
+
+    @Override
+    void writePayload(CodedOutputStream out) throws IOException {
+      if (commitTs() != 0) {
+        out.writeUInt64(1, commitTs());
+      }
+      if (fragmentIndex != 0) {
+        out.writeUInt32(2, fragmentIndex);
+      }
+      if (lastFragment) {
+        out.writeBool(3, true);
+      }
+      for (byte[] r : rows) {
+        out.writeByteArray(4, r);
+      }
+      if (tableInfoVersion != 0) {
+        out.writeUInt64(5, tableInfoVersion);
+      }
+      if (commitTimeMicros != 0) {
+        out.writeInt64(6, commitTimeMicros);
+      }
+    }
+  }
 }

@@ -6,7 +6,13 @@ import java.util.List;
 /**
  * What a {@link ScanTask} produced and where the dispatcher's stream stands after it.
  *
- * @param events            data events in send order, without seq
+ * @param messages          encoded {@code BrokerMessage{event_batch}}s, in send order, numbered from the
+ *                          task's first seq
+ * @param eventCount        data events in them (seq advances by this)
+ * @param creditBytes       serialized size of those data events: what the credit is charged
+ * @param dmlCount          DML batches among them
+ * @param ddlCount          DDL events among them
+ * @param syncPointCount    sync points among them
  * @param progressTs        every event with commit ts {@code <=} this is in {@code events} or was sent before
  * @param cursor            where to resume inside the transaction after progressTs, or null
  * @param nextFragmentIndex fragment index of the next fragment of that transaction
@@ -15,5 +21,6 @@ import java.util.List;
  * @param bytesRead         bytes read from the stores (what the scan-rate limiter is charged)
  * @param reachedEnd        whether the scan covered the task's whole range (a Resolved may follow)
  */
-record ScanResult(List<PendingEvent> events, long progressTs, ScanCursor cursor, int nextFragmentIndex,
+record ScanResult(List<byte[]> messages, int eventCount, long creditBytes, int dmlCount, int ddlCount,
+    int syncPointCount, long progressTs, ScanCursor cursor, int nextFragmentIndex,
     long tableInfoVersion, long lastMarkTimeMicros, long bytesRead, boolean reachedEnd) {}

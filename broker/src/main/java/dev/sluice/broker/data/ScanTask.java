@@ -12,15 +12,16 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * One bounded read for one dispatcher: events in {@code (fromExclusive, toInclusive]} of its span,
  * resuming inside the transaction at {@code cursor} when set, stopping at a transaction boundary (or
  * a fragment, when allowed) once {@code budgetBytes} are read. Immutable except the cancel flag,
- * which a reset sets while the task runs on a worker.
+ * which a reset sets while the task runs on a worker. Events are numbered from {@code firstSeq}: no other
+ * event of the dispatcher is produced while its one scan runs.
  */
-record ScanTask(DispatcherId id, CollectorLink link, long epoch, TableSpan span, long fromExclusive, long toInclusive, ScanCursor cursor,
+record ScanTask(DispatcherId id, CollectorLink link, long epoch, long firstSeq, TableSpan span, long fromExclusive, long toInclusive, ScanCursor cursor,
     int nextFragmentIndex, long tableInfoVersion, long lastMarkTimeMicros, Set<RowOp> ignoredOps,
     int syncPointIntervalS, long syncPointFirstTs, boolean fragments, long budgetBytes, int fragmentBytes,
     AtomicBoolean cancelled) {
 
   static ScanTask between(DispatcherStream s, long toInclusive, long budgetBytes, int fragmentBytes) {
-    return new ScanTask(s.id(), s.link, s.epoch, s.registration.span(), s.progressTs, toInclusive, s.cursor,
+    return new ScanTask(s.id(), s.link, s.epoch, s.seq + 1, s.registration.span(), s.progressTs, toInclusive, s.cursor,
         s.nextFragmentIndex, s.tableInfoVersion, s.lastMarkTimeMicros, s.registration.ignoredOps(),
         s.registration.syncPointIntervalS(), s.registration.syncPointFirstTs(), s.registration.fragments(),
         budgetBytes, fragmentBytes, new AtomicBoolean());

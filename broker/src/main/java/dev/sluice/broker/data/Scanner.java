@@ -110,8 +110,9 @@ final class Scanner {
       m.flushBefore(to, false);
       m.progress = to;
     }
-    return new ScanResult(m.events, m.progress, m.cursor, m.fragmentIndex, m.version, m.lastMarkTime,
-        m.bytesRead, !stoppedEarly);
+    m.flushBatch();
+    return new ScanResult(m.messages, m.eventCount, m.creditBytes, m.dmlCount, m.ddlCount, m.syncCount, m.progress,
+        m.cursor, m.fragmentIndex, m.version, m.lastMarkTime, m.bytesRead, !stoppedEarly);
   }
 
   /** Whether the stored row's operation is filtered out; reads the op without parsing the row. */
@@ -130,7 +131,16 @@ final class Scanner {
     final List<DdlEvent> ddls;
     final List<TimeMark> marks;
     final long intervalMicros;
-    final List<PendingEvent> events = new ArrayList<>();
+    /** Events of the message being built. */
+    final List<PendingEvent> batch = new ArrayList<>();
+    long batchBytes;
+    final List<byte[]> messages = new ArrayList<>();
+    long nextSeq;
+    int eventCount;
+    long creditBytes;
+    int dmlCount;
+    int ddlCount;
+    int syncCount;
     int ddlIdx;
     int markIdx;
     long bytes;
@@ -156,6 +166,7 @@ final class Scanner {
       this.progress = t.fromExclusive();
       this.version = t.tableInfoVersion();
       this.lastMarkTime = t.lastMarkTimeMicros();
+      this.nextSeq = t.firstSeq();
       while (markIdx < marks.size() && marks.get(markIdx).commitTs() <= sentThrough) {
         lastMarkTime = marks.get(markIdx++).commitTimeMicros();
       }
@@ -175,7 +186,7 @@ final class Scanner {
           onMark(marks.get(markIdx++));
         } else if (ddlTs <= ts) {
           DdlEvent d = ddls.get(ddlIdx++);
-          add(new PendingEvent(PendingEvent.DDL, d.toProto().toByteArray(), d.commitTs()));
+          add(PendingEvent.encoded(PendingEvent.DDL, d.toProto().toByteArray(), d.commitTs()));
           version = d.tableInfoAfter().version();
           progressAfterNonDml(d.commitTs(), beforeDml, ts);
         } else {
@@ -197,7 +208,7 @@ final class Scanner {
           && Math.floorDiv(time, intervalMicros) > Math.floorDiv(lastMarkTime, intervalMicros)) {
         long syncTs = mark.commitTs() - 1;
         if (syncTs > t.syncPointFirstTs() && syncTs > t.fromExclusive()) {
-          add(new PendingEvent(PendingEvent.SYNC_POINT, SyncPoint.newBuilder().setTs(syncTs).build().toByteArray(),
+          add(PendingEvent.encoded(PendingEvent.SYNC_POINT, SyncPoint.newBuilder().setTs(syncTs).build().toByteArray(),
               syncTs));
           progress = Math.max(progress, syncTs);
         }
@@ -218,8 +229,7 @@ final class Scanner {
     }
 
     void emitFragment(boolean last) {
-      byte[] dml = WireEncoder.dmlBatch(txTs, fragmentIndex, last, txnRows, version, commitTimeOf(txTs));
-      add(new PendingEvent(PendingEvent.DML, dml, txTs));
+      add(new PendingEvent.Dml(txTs, fragmentIndex, last, txnRows, version, commitTimeOf(txTs)));
       fragmentIndex++;
       txnRows = new ArrayList<>();
       txnBytes = 0;
@@ -237,9 +247,33 @@ final class Scanner {
       txTs = -1;
     }
 
+    /** Numbers the event and puts it in the message being built, cutting messages at the target size. */
     private void add(PendingEvent e) {
-      events.add(e);
-      bytes += e.payload().length;
+      int size = WireEncoder.dataEventSize(nextSeq + batch.size(), e);
+      if (!batch.isEmpty() && batchBytes + size > WireEncoder.EVENT_BATCH_BYTES) {
+        flushBatch();
+        size = WireEncoder.dataEventSize(nextSeq, e);
+      }
+      batch.add(e);
+      batchBytes += size;
+      bytes += e.payloadSize();
+      creditBytes += size;
+      eventCount++;
+      switch (e.field()) {
+        case PendingEvent.DML -> dmlCount++;
+        case PendingEvent.DDL -> ddlCount++;
+        default -> syncCount++;
+      }
+    }
+
+    void flushBatch() {
+      if (batch.isEmpty()) {
+        return;
+      }
+      messages.add(WireEncoder.eventBatch(t.id(), t.epoch(), batch, 0, batch.size(), nextSeq));
+      nextSeq += batch.size();
+      batch.clear();
+      batchBytes = 0;
     }
 
     private long commitTimeOf(long ts) {

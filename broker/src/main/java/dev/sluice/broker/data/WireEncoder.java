@@ -7,9 +7,9 @@ import java.io.UncheckedIOException;
 import java.util.List;
 
 /**
- * Writes {@code BrokerMessage{event_batch}} and {@code DmlBatch} bytes directly from stored row
- * bytes, so the hot path never parses a stored {@code RowChange} or builds message objects: the output
- * is byte-for-byte what protobuf-java would serialize for the same message (fields in number order,
+ * Writes {@code BrokerMessage{event_batch}} bytes directly from stored row bytes, so the hot path never
+ * parses a stored {@code RowChange} or builds message objects, and copies each row once: the output is
+ * byte-for-byte what protobuf-java would serialize for the same message (fields in number order,
  * defaults omitted), which the tests check by parsing it with the generated classes.
  */
 final class WireEncoder {
@@ -19,63 +19,19 @@ final class WireEncoder {
   private static final int EVENT_BATCH_EPOCH = 2;
   private static final int EVENT_BATCH_EVENTS = 3;
   private static final int DATA_EVENT_SEQ = 1;
+  /**
+   * Target size of one EventBatch message, and the largest fragment: under the 256 KiB default inbound
+   * limit of common gRPC clients (Vert.x), with room for the envelope.
+   */
+  static final int EVENT_BATCH_BYTES = 192 * 1024;
 
   private WireEncoder() {}
 
-  /** A {@code sluice.v1.DmlBatch} holding the given encoded {@code RowChange}s. */
-  static byte[] dmlBatch(long commitTs, int fragmentIndex, boolean lastFragment, List<byte[]> rows,
-      long tableInfoVersion, long commitTimeMicros) {
-    int size = 0;
-    if (commitTs != 0) {
-      size += CodedOutputStream.computeUInt64Size(1, commitTs);
-    }
-    if (fragmentIndex != 0) {
-      size += CodedOutputStream.computeUInt32Size(2, fragmentIndex);
-    }
-    if (lastFragment) {
-      size += CodedOutputStream.computeBoolSize(3, true);
-    }
-    for (byte[] r : rows) {
-      size += CodedOutputStream.computeByteArraySize(4, r);
-    }
-    if (tableInfoVersion != 0) {
-      size += CodedOutputStream.computeUInt64Size(5, tableInfoVersion);
-    }
-    if (commitTimeMicros != 0) {
-      size += CodedOutputStream.computeInt64Size(6, commitTimeMicros);
-    }
-    byte[] out = new byte[size];
-    CodedOutputStream c = CodedOutputStream.newInstance(out);
-    try {
-      if (commitTs != 0) {
-        c.writeUInt64(1, commitTs);
-      }
-      if (fragmentIndex != 0) {
-        c.writeUInt32(2, fragmentIndex);
-      }
-      if (lastFragment) {
-        c.writeBool(3, true);
-      }
-      for (byte[] r : rows) {
-        c.writeByteArray(4, r);
-      }
-      if (tableInfoVersion != 0) {
-        c.writeUInt64(5, tableInfoVersion);
-      }
-      if (commitTimeMicros != 0) {
-        c.writeInt64(6, commitTimeMicros);
-      }
-      c.checkNoSpaceLeft();
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
-    return out;
-  }
-
   /** Serialized size of one {@code DataEvent} with this seq and payload: the unit credits count. */
   static int dataEventSize(long seq, PendingEvent e) {
+    int payload = e.payloadSize();
     return CodedOutputStream.computeUInt64Size(DATA_EVENT_SEQ, seq)
-        + CodedOutputStream.computeByteArraySize(e.field(), e.payload());
+        + CodedOutputStream.computeTagSize(e.field()) + CodedOutputStream.computeUInt32SizeNoTag(payload) + payload;
   }
 
   /**
@@ -118,7 +74,9 @@ final class WireEncoder {
         c.writeTag(EVENT_BATCH_EVENTS, 2);
         c.writeUInt32NoTag(dataEventSize(seq, e));
         c.writeUInt64(DATA_EVENT_SEQ, seq);
-        c.writeByteArray(e.field(), e.payload());
+        c.writeTag(e.field(), 2);
+        c.writeUInt32NoTag(e.payloadSize());
+        e.writePayload(c);
       }
       c.checkNoSpaceLeft();
     } catch (IOException e) {

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.google.protobuf.InvalidProtocolBufferException;
 import dev.sluice.api.DispatcherId;
 import dev.sluice.api.TableSpan;
-import dev.sluice.api.v1.DdlEvent;
+import dev.sluice.api.v1.BrokerMessage;
+import dev.sluice.api.v1.DataEvent;
 import dev.sluice.api.v1.DmlBatch;
 import dev.sluice.api.v1.RowChange;
 import dev.sluice.api.v1.RowOp;
-import dev.sluice.api.v1.SyncPoint;
 import dev.sluice.broker.store.ScanCursor;
 import dev.sluice.broker.testing.StoreFixture;
 import dev.sluice.schema.TableInfo;
@@ -45,7 +45,7 @@ class ScannerTest {
 
   private ScanTask task(long from, long to, ScanCursor cursor, int nextFragment, long budget, int fragmentBytes,
       Set<RowOp> ignored, int syncIntervalS, long lastMarkTime) {
-    return new ScanTask(DispatcherId.random(), null, 1, TableSpan.wholeTable(100), from, to, cursor, nextFragment,
+    return new ScanTask(DispatcherId.random(), null, 1, 2, TableSpan.wholeTable(100), from, to, cursor, nextFragment,
         t.version(), lastMarkTime, ignored, syncIntervalS, 0, true, budget, fragmentBytes, new AtomicBoolean());
   }
 
@@ -62,8 +62,8 @@ class ScannerTest {
     ScanResult r = scanner.run(whole(t.version(), stores.lastTs()));
 
     assertThat(kinds(r)).containsExactly("DML@" + t1, "DDL@" + v2.version(), "DML@" + t3);
-    assertThat(dml(r.events().get(0)).getTableInfoVersion()).isEqualTo(t.version());
-    assertThat(dml(r.events().get(2)).getTableInfoVersion()).isEqualTo(v2.version());
+    assertThat(dml(r, 0).getTableInfoVersion()).isEqualTo(t.version());
+    assertThat(dml(r, 2).getTableInfoVersion()).isEqualTo(v2.version());
     assertThat(r.progressTs()).isEqualTo(stores.lastTs());
     assertThat(r.reachedEnd()).isTrue();
     assertThat(r.cursor()).isNull();
@@ -78,7 +78,7 @@ class ScannerTest {
     ScanResult r = scanner.run(task(t.version(), stores.lastTs(), null, 0, 10, 1 << 20, Set.of(), 0, -1));
 
     assertThat(kinds(r)).containsExactly("DML@" + t1);
-    assertThat(dml(r.events().get(0)).getLastFragment()).isTrue();
+    assertThat(dml(r, 0).getLastFragment()).isTrue();
     assertThat(r.progressTs()).isEqualTo(t1);
     assertThat(r.reachedEnd()).isFalse();
     assertThat(r.cursor()).isNull();
@@ -102,16 +102,16 @@ class ScannerTest {
     assertThat(first.progressTs()).isEqualTo(t.version());
     assertThat(first.nextFragmentIndex()).isEqualTo(2);
     List<DmlBatch> fragments = new ArrayList<>();
-    for (PendingEvent e : first.events()) {
-      fragments.add(dml(e));
+    for (DataEvent e : events(first)) {
+      fragments.add(e.getDml());
     }
     int sentRows = fragments.stream().mapToInt(DmlBatch::getRowsCount).sum();
     assertThat(first.cursor()).isEqualTo(new ScanCursor(big, sentRows));
 
     ScanResult rest = scanner.run(task(first.progressTs(), stores.lastTs(), first.cursor(), first.nextFragmentIndex(),
         1 << 20, fragmentBytes, Set.of(), 0, -1));
-    for (PendingEvent e : rest.events()) {
-      fragments.add(dml(e));
+    for (DataEvent e : events(rest)) {
+      fragments.add(e.getDml());
     }
     assertThat(rest.reachedEnd()).isTrue();
     for (int i = 0; i < fragments.size(); i++) {
@@ -134,8 +134,8 @@ class ScannerTest {
     ScanResult r = scanner.run(task(t.version(), stores.lastTs(), new ScanCursor(ts, 2), 3, 1 << 20, 1 << 20,
         Set.of(), 0, -1));
 
-    assertThat(r.events()).hasSize(1);
-    DmlBatch last = dml(r.events().get(0));
+    assertThat(events(r)).hasSize(1);
+    DmlBatch last = dml(r, 0);
     assertThat(last.getRowsList()).isEmpty();
     assertThat(last.getFragmentIndex()).isEqualTo(3);
     assertThat(last.getLastFragment()).isTrue();
@@ -150,7 +150,7 @@ class ScannerTest {
         Set.of(), 0, -1));
 
     assertThat(kinds(r)).containsExactly("DML@" + ts);
-    assertThat(dml(r.events().get(0)).getRowsList()).extracting(RowChange::getRowSeq).containsExactly(1L, 2L);
+    assertThat(dml(r, 0).getRowsList()).extracting(RowChange::getRowSeq).containsExactly(1L, 2L);
   }
 
   @Test
@@ -164,7 +164,7 @@ class ScannerTest {
         Set.of(RowOp.ROW_OP_DELETE), 0, -1));
 
     assertThat(kinds(r)).containsExactly("DML@" + inserts, "DML@" + mixed);
-    assertThat(dml(r.events().get(1)).getRowsList()).extracting(RowChange::getOp).containsExactly(RowOp.ROW_OP_UPDATE);
+    assertThat(dml(r, 1).getRowsList()).extracting(RowChange::getOp).containsExactly(RowOp.ROW_OP_UPDATE);
     assertThat(deletes).isBetween(inserts, mixed);
   }
 
@@ -188,7 +188,7 @@ class ScannerTest {
   void commitTimeTravelsWithEachTransaction() throws Exception {
     long a = stores.insert(100, 1);
     ScanResult r = scanner.run(whole(t.version(), a));
-    assertThat(dml(r.events().get(0)).getCommitTimeMicros()).isGreaterThan(1_700_000_000_000_000L);
+    assertThat(dml(r, 0).getCommitTimeMicros()).isGreaterThan(1_700_000_000_000_000L);
   }
 
   @Test
@@ -203,20 +203,34 @@ class ScannerTest {
     assertThat(scanner.run(task)).isNull();
   }
 
+  /** The data events of the result's messages, checking they are numbered from 2 without gaps. */
+  private static List<DataEvent> events(ScanResult r) throws InvalidProtocolBufferException {
+    List<DataEvent> out = new ArrayList<>();
+    for (byte[] m : r.messages()) {
+      out.addAll(BrokerMessage.parseFrom(m).getEventBatch().getEventsList());
+    }
+    for (int i = 0; i < out.size(); i++) {
+      assertThat(out.get(i).getSeq()).isEqualTo(2 + i);
+    }
+    assertThat(out).hasSize(r.eventCount());
+    return out;
+  }
+
   private static List<String> kinds(ScanResult r) throws InvalidProtocolBufferException {
     List<String> out = new ArrayList<>();
-    for (PendingEvent e : r.events()) {
-      switch (e.field()) {
-        case PendingEvent.DML -> out.add("DML@" + DmlBatch.parseFrom(e.payload()).getCommitTs());
-        case PendingEvent.DDL -> out.add("DDL@" + DdlEvent.parseFrom(e.payload()).getCommitTs());
-        default -> out.add("SYNC@" + SyncPoint.parseFrom(e.payload()).getTs());
+    for (DataEvent e : events(r)) {
+      switch (e.getPayloadCase()) {
+        case DML -> out.add("DML@" + e.getDml().getCommitTs());
+        case DDL -> out.add("DDL@" + e.getDdl().getCommitTs());
+        default -> out.add("SYNC@" + e.getSyncPoint().getTs());
       }
     }
     return out;
   }
 
-  private static DmlBatch dml(PendingEvent e) throws InvalidProtocolBufferException {
-    assertThat(e.field()).isEqualTo(PendingEvent.DML);
-    return DmlBatch.parseFrom(e.payload());
+  private static DmlBatch dml(ScanResult r, int i) throws InvalidProtocolBufferException {
+    DataEvent e = events(r).get(i);
+    assertThat(e.hasDml()).isTrue();
+    return e.getDml();
   }
 }

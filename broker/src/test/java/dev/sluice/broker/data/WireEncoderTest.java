@@ -29,8 +29,8 @@ class WireEncoderTest {
     for (int i = 0; i < rows; i++) {
       changes.add(StoreFixture.row(RowOp.ROW_OP_INSERT, i, "x".repeat(i)).toBuilder().setRowSeq(i).build());
     }
-    byte[] ours = WireEncoder.dmlBatch(commitTs, fragment, last, changes.stream().map(RowChange::toByteArray).toList(),
-        Math.abs(version), time);
+    byte[] ours = new PendingEvent.Dml(commitTs, fragment, last, changes.stream().map(RowChange::toByteArray).toList(),
+        Math.abs(version), time).payload();
     DmlBatch expected = DmlBatch.newBuilder().setCommitTs(commitTs).setFragmentIndex(fragment).setLastFragment(last)
         .addAllRows(changes).setTableInfoVersion(Math.abs(version)).setCommitTimeMicros(time).build();
     assertThat(ours).isEqualTo(expected.toByteArray());
@@ -45,13 +45,12 @@ class WireEncoderTest {
     EventBatch.Builder expected = EventBatch.newBuilder().setDispatcherId(id.toProto()).setEpoch(epoch);
     for (int i = 0; i < n; i++) {
       if (i % 2 == 0) {
-        byte[] dml = WireEncoder.dmlBatch(100 + i, 0, true, List.of(), 1, 0);
-        events.add(new PendingEvent(PendingEvent.DML, dml, 100 + i));
+        events.add(new PendingEvent.Dml(100 + i, 0, true, List.of(), 1, 0));
         expected.addEvents(DataEvent.newBuilder().setSeq(firstSeq + i)
             .setDml(DmlBatch.newBuilder().setCommitTs(100 + i).setLastFragment(true).setTableInfoVersion(1)));
       } else {
         SyncPoint sp = SyncPoint.newBuilder().setTs(100 + i).build();
-        events.add(new PendingEvent(PendingEvent.SYNC_POINT, sp.toByteArray(), 100 + i));
+        events.add(PendingEvent.encoded(PendingEvent.SYNC_POINT, sp.toByteArray(), 100 + i));
         expected.addEvents(DataEvent.newBuilder().setSeq(firstSeq + i).setSyncPoint(sp));
       }
     }
@@ -62,8 +61,8 @@ class WireEncoderTest {
   @Test
   void dataEventSizeIsTheSerializedSize() {
     byte[] row = StoreFixture.row(RowOp.ROW_OP_UPDATE, 5, "y".repeat(300)).toByteArray();
-    byte[] dml = WireEncoder.dmlBatch(7, 1, false, List.of(row), 3, 9);
-    PendingEvent e = new PendingEvent(PendingEvent.DML, dml, 7);
+    PendingEvent e = new PendingEvent.Dml(7, 1, false, List.of(row), 3, 9);
+    byte[] dml = e.payload();
     int size = WireEncoder.dataEventSize(12345, e);
     assertThat(size).isEqualTo(DataEvent.newBuilder().setSeq(12345).setDml(parse(dml)).build().getSerializedSize());
   }
