@@ -80,7 +80,7 @@ awk -v h="$HEADING" -v sf="$section" -v nf="$notes" '
     done = 1
   }
   $0 == h { skipping = 1; emit(); next }
-  skipping && /^## / { skipping = 0; print "" }
+  skipping && /^## / { skipping = 0 }
   !skipping { print }
   END { if (!done) { print ""; emit() } }' "$OUT" >"$OUT.tmp"
 mv "$OUT.tmp" "$OUT"

@@ -145,18 +145,14 @@ public final class RocksSchemaStore implements SchemaStore {
 
   @Override
   public TableInfo tableInfoAt(long tableId, long ts) {
-    checkOpen();
-    checkAboveGc(ts);
+    // the hot path: every handshake and scanned transaction; the rare outcomes are out of line
+    if (closed || ts < gcTs) {
+      throw rejected(ts);
+    }
     TableHistory h = index.history(tableId);
-    if (h == null) {
-      throw new UnknownTableException(Long.toString(tableId), ts);
-    }
-    if (h.isDroppedAt(ts)) {
-      throw new TableDroppedException(tableId, h.droppedName().qualified(), ts, h.dropTs());
-    }
-    int i = h.floor(ts);
+    int i = h == null || h.isDroppedAt(ts) ? -1 : h.floor(ts);
     if (i < 0) {
-      throw new UnknownTableException(Long.toString(tableId), ts);
+      throw notThere(tableId, ts, h);
     }
     return load(h.key(i), ts);
   }
@@ -270,6 +266,20 @@ public final class RocksSchemaStore implements SchemaStore {
     db.close();
     log.atInfo().setMessage("schema store closed").addKeyValue("dataDir", db.dir())
         .addKeyValue("lastDdlTs", lastDdlTs).addKeyValue("resolvedTs", resolvedTs).log();
+  }
+
+  /** Why a lookup was refused before the index: the store is closed or the ts is below the GC point. */
+  private RuntimeException rejected(long ts) {
+    checkOpen();
+    return new BelowGcPointException(ts, gcTs);
+  }
+
+  /** Why the table has no version at {@code ts}: never created, not yet created, or dropped. */
+  private static RuntimeException notThere(long tableId, long ts, TableHistory h) {
+    if (h != null && h.isDroppedAt(ts)) {
+      return new TableDroppedException(tableId, h.droppedName().qualified(), ts, h.dropTs());
+    }
+    return new UnknownTableException(Long.toString(tableId), ts);
   }
 
   private TableInfo load(TableVersion key, long ts) {

@@ -7,8 +7,9 @@ import java.util.function.Function;
 
 /**
  * Bounded Caffeine cache of table-version bodies, keyed by the {@link TableVersion} objects the index
- * keeps, so a hit allocates nothing: no key, no capturing lambda. A miss loads through the given
- * function (a RocksDB read and a protobuf decode); a version the loader cannot find is not cached.
+ * keeps, so the cache part of a hit allocates nothing: no key, no capturing lambda. A miss loads
+ * through the given function (a RocksDB read and a protobuf decode); a version the loader cannot find
+ * is not cached.
  *
  * <p>Maintenance (eviction, stats) runs on the calling thread instead of the common fork-join pool:
  * it is amortised over many reads and keeps the broker's pool free of cache work.

@@ -2,10 +2,43 @@ package dev.sluice.schema;
 
 /**
  * Cache key of one stored table version. The index pre-allocates one per version so that a cache hit
- * allocates nothing.
- *
- * @param tableId table id
- * @param version commit ts of the DDL that produced the version
+ * allocates no key. A plain class with a precomputed hash rather than a record: a record's generated
+ * {@code hashCode}/{@code equals} go through method handles, which the JIT does not always inline on
+ * the cache's hot path.
  */
-record TableVersion(long tableId, long version) {
+final class TableVersion {
+
+  private final long tableId;
+  private final long version;
+  private final int hash;
+
+  TableVersion(long tableId, long version) {
+    this.tableId = tableId;
+    this.version = version;
+    this.hash = 31 * Long.hashCode(tableId) + Long.hashCode(version);
+  }
+
+  long tableId() {
+    return tableId;
+  }
+
+  /** Commit ts of the DDL that produced the version. */
+  long version() {
+    return version;
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TableVersion && ((TableVersion) o).tableId == tableId && ((TableVersion) o).version == version;
+  }
+
+  @Override
+  public int hashCode() {
+    return hash;
+  }
+
+  @Override
+  public String toString() {
+    return "TableVersion[" + tableId + "@" + version + "]";
+  }
 }
