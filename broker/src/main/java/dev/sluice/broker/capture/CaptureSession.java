@@ -57,6 +57,14 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
 
   private boolean inTxn;
   private boolean skip;
+  // per-transaction counts, added to the meters at commit: no meter update per row
+  private long inserted;
+  private long updated;
+  private long deleted;
+  private long encodedBytes;
+  // the relation of the previous row: consecutive rows usually share it, saving two map look-ups
+  private long lastRowOid = -1;
+  private RelationLayout lastRowLayout;
   private long commitTs;
   private long rowSeq;
   private long lastSeenCommitTs;
@@ -212,6 +220,10 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     inTxn = true;
     commitTs = finalLsn;
     rowSeq = 0;
+    inserted = 0;
+    updated = 0;
+    deleted = 0;
+    encodedBytes = 0;
     skip = finalLsn <= lastSeenCommitTs;
     tracker.begin(finalLsn, lastSeenCommitTs);
   }
@@ -228,10 +240,11 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
       return;
     }
     for (Long table : tracker.applyPending()) {
-      layouts.remove(table);
+      forget(table);
     }
     groupCommit.commit(commitTs, endLsn, commitTimeMicros);
     metrics.txns.increment();
+    flushCounts();
     lastSeenCommitTs = commitTs;
     groupCommit.maybeFlush();
   }
@@ -239,7 +252,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   @Override
   public void onRelation(PgRelation relation) {
     relations.put(relation.oid(), relation);
-    layouts.remove(relation.oid());
+    forget(relation.oid());
   }
 
   @Override
@@ -252,15 +265,15 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     if (skip) {
       return;
     }
-    PgRelation relation = relation(relationOid);
-    if (isCaptureTable(relation)) {
-      onCaptureRow(relation, newTuple);
-      return;
-    }
-    RelationLayout layout = layout(relation);
-    if (layout != null) {
+    RelationLayout layout = layout(relationOid);
+    if (layout == null) {
+      PgRelation relation = relation(relationOid);
+      if (isCaptureTable(relation)) {
+        onCaptureRow(relation, newTuple);
+      }
+    } else {
       emit(RowOp.ROW_OP_INSERT, layout, (byte) 0, null, newTuple);
-      metrics.rowsInserted.increment();
+      inserted++;
     }
   }
 
@@ -269,10 +282,10 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     if (skip) {
       return;
     }
-    RelationLayout layout = layout(relation(relationOid));
+    RelationLayout layout = layout(relationOid);
     if (layout != null) {
       emit(RowOp.ROW_OP_UPDATE, layout, oldKind, oldTuple, newTuple);
-      metrics.rowsUpdated.increment();
+      updated++;
     }
   }
 
@@ -281,10 +294,10 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     if (skip) {
       return;
     }
-    RelationLayout layout = layout(relation(relationOid));
+    RelationLayout layout = layout(relationOid);
     if (layout != null) {
       emit(RowOp.ROW_OP_DELETE, layout, oldKind, oldTuple, null);
-      metrics.rowsDeleted.increment();
+      deleted++;
     }
   }
 
@@ -297,7 +310,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
         .filter(oid -> !isIgnored(relations.get(oid))).toArray();
     tracker.onTruncate(captured);
     for (long oid : captured) {
-      layouts.remove(oid);
+      forget(oid);
     }
   }
 
@@ -307,11 +320,37 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     // advances the resolved ts
   }
 
+  /** Drops the cached layout of a relation (new Relation message, schema change). */
+  private void forget(long oid) {
+    layouts.remove(oid);
+    lastRowOid = -1;
+    lastRowLayout = null;
+  }
+
+  private void flushCounts() {
+    if (inserted > 0) {
+      metrics.rowsInserted.increment(inserted);
+    }
+    if (updated > 0) {
+      metrics.rowsUpdated.increment(updated);
+    }
+    if (deleted > 0) {
+      metrics.rowsDeleted.increment(deleted);
+    }
+    if (encodedBytes > 0) {
+      metrics.bytes.increment(encodedBytes);
+    }
+    inserted = 0;
+    updated = 0;
+    deleted = 0;
+    encodedBytes = 0;
+  }
+
   private void emit(RowOp op, RelationLayout layout, byte oldKind, TupleData before, TupleData after) {
     byte[] bytes = encoder.encode(op, layout, oldKind, before, after, rowSeq);
     groupCommit.addRow(layout.relation().oid(), commitTs, rowSeq, encoder.lastKeyHash(), bytes);
     rowSeq++;
-    metrics.bytes.increment(bytes.length);
+    encodedBytes += bytes.length;
   }
 
   private PgRelation relation(long oid) {
@@ -322,7 +361,17 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     return r;
   }
 
-  /** The layout for rows of this relation, or {@code null} for relations capture ignores. */
+  /** The layout for rows of the relation, or {@code null} for relations capture ignores. */
+  private RelationLayout layout(long relationOid) {
+    if (relationOid == lastRowOid && lastRowLayout != null) {
+      return lastRowLayout;
+    }
+    RelationLayout layout = layout(relation(relationOid));
+    lastRowOid = relationOid;
+    lastRowLayout = layout;
+    return layout;
+  }
+
   private RelationLayout layout(PgRelation relation) {
     RelationLayout layout = layouts.get(relation.oid());
     if (layout != null) {
@@ -348,7 +397,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     long tableOid = Long.parseLong(column(relation, tuple, "table_oid"));
     String statement = column(relation, tuple, "statement");
     tracker.onCapturedDdl(tag, tableOid, statement == null ? "" : statement, column(relation, tuple, "definition"));
-    layouts.remove(tableOid);
+    forget(tableOid);
   }
 
   private static String column(PgRelation relation, TupleData tuple, String name) {

@@ -37,6 +37,66 @@ final class PgTextValues {
   private PgTextValues() {}
 
   /**
+   * Parses the text form of one non-null value straight from the message bytes (UTF-8, as the
+   * replication connection's client encoding is): integers and booleans without building a String,
+   * strings, JSON and decimals as their bytes without transcoding; the rest through
+   * {@link #parse(PgType, String)}. Same result as that method.
+   */
+  static Value parse(PgType type, byte[] buf, int off, int len) {
+    switch (type.codec()) {
+      case INT -> {
+        Long v = parseLong(buf, off, len);
+        if (v != null) {
+          return Value.newBuilder().setInt64Value(v).build();
+        }
+      }
+      case BOOL -> {
+        if (len == 1 && (buf[off] == 't' || buf[off] == 'f')) {
+          return buf[off] == 't' ? TRUE : FALSE;
+        }
+      }
+      case TEXT, ENUM, FALLBACK -> {
+        return Value.newBuilder().setStringValueBytes(ByteString.copyFrom(buf, off, len)).build();
+      }
+      case JSON -> {
+        return Value.newBuilder().setJsonValueBytes(ByteString.copyFrom(buf, off, len)).build();
+      }
+      case NUMERIC -> {
+        return Value.newBuilder().setDecimalValueBytes(ByteString.copyFrom(buf, off, len)).build();
+      }
+      default -> {
+        // parsed from text below
+      }
+    }
+    return parse(type, new String(buf, off, len, java.nio.charset.StandardCharsets.UTF_8));
+  }
+
+  /** Decimal ASCII digits with an optional sign, or null when not a plain in-range integer. */
+  private static Long parseLong(byte[] buf, int off, int len) {
+    if (len == 0 || len > 18) {
+      return null; // 19 digits may overflow: Long.parseLong decides
+    }
+    int i = off;
+    int end = off + len;
+    boolean negative = buf[i] == '-';
+    if (negative || buf[i] == '+') {
+      i++;
+      if (i == end) {
+        return null;
+      }
+    }
+    long v = 0;
+    for (; i < end; i++) {
+      int d = buf[i] - '0';
+      if (d < 0 || d > 9) {
+        return null;
+      }
+      v = v * 10 + d;
+    }
+    return negative ? -v : v;
+  }
+
+  /**
    * Parses the text form of one non-null value.
    *
    * @throws IllegalArgumentException when the text is not a valid value of the type

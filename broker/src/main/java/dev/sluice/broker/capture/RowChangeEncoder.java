@@ -81,20 +81,21 @@ final class RowChangeEncoder {
       } else if (kind == TupleData.NULL) {
         out[i] = PgTextValues.NULL;
       } else {
-        out[i] = value(layout, i, tuple.text(i));
+        out[i] = value(layout, i, tuple, i);
       }
     }
     return out;
   }
 
-  private Value value(RelationLayout layout, int column, String text) {
+  private Value value(RelationLayout layout, int column, TupleData tuple, int i) {
     PgType type = layout.types()[column];
     if (type.isFallback()) {
       fallbackValues.increment();
     }
     try {
-      return PgTextValues.parse(type, text);
+      return PgTextValues.parse(type, tuple.buffer(), tuple.offset(i), tuple.length(i));
     } catch (IllegalArgumentException e) {
+      String text = tuple.text(i);
       fallbackValues.increment();
       String where = layout.relation().qualifiedName() + "." + layout.relation().columns().get(column).name();
       if (warnedColumns.add(where)) {

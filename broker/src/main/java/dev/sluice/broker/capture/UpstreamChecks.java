@@ -71,7 +71,8 @@ final class UpstreamChecks {
   static Optional<SlotState> slot(Connection c, Server server, String slot) throws SQLException {
     String invalidation = server.versionNum() >= 170000 ? "invalidation_reason"
         : server.versionNum() >= 160000 ? "CASE WHEN conflicting THEN 'conflicting with recovery' END" : "NULL";
-    try (PreparedStatement ps = c.prepareStatement("SELECT plugin, database, active_pid, wal_status, " + invalidation
+    String walStatus = server.versionNum() >= 130000 ? "wal_status" : "NULL"; // the column came with PostgreSQL 13
+    try (PreparedStatement ps = c.prepareStatement("SELECT plugin, database, active_pid, " + walStatus + ", " + invalidation
         + ", confirmed_flush_lsn::text FROM pg_catalog.pg_replication_slots WHERE slot_name = ?")) {
       ps.setString(1, slot);
       try (ResultSet rs = ps.executeQuery()) {

@@ -33,7 +33,9 @@ import org.postgresql.replication.PGReplicationStream;
  * (a) raw through PgJDBC's replication stream counting Insert/Update/Delete messages (decoding
  * nothing) and (b) with the full capture into a fresh RocksEventStore and schema store (group commit,
  * synced batches, flush LSN confirmed after each sync), until the marker row is durable. The order of
- * (a) and (b) alternates between runs. Prints one JSON line per run.
+ * (a) and (b) alternates between runs. A short warm-up run first JIT-compiles both paths (a broker runs
+ * for long; a fresh JVM would charge Sluice's larger code path its compilation). Prints one JSON line
+ * per run.
  *
  * <pre>
  * scripts/bench-capture.sh            # 3 runs, writes the "## Capture (PostgreSQL)" section of docs/BENCHMARKS.md
@@ -59,7 +61,7 @@ public final class CaptureBenchmark {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opts = new java.util.HashMap<>(Map.of("--runs", "3", "--scale", "10", "--seconds", "30",
-        "--clients", "4", "--work-dir", "target/bench-capture"));
+        "--clients", "4", "--work-dir", "target/bench-capture", "--warmup-seconds", "20"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!opts.containsKey(args[i])) {
         throw new IllegalArgumentException("unknown option " + args[i] + "; known: " + opts.keySet());
@@ -69,15 +71,19 @@ public final class CaptureBenchmark {
     CaptureBenchmark bench = new CaptureBenchmark(Integer.parseInt(opts.get("--scale")),
         Integer.parseInt(opts.get("--seconds")), Integer.parseInt(opts.get("--clients")), Path.of(opts.get("--work-dir")));
     int runs = Integer.parseInt(opts.get("--runs"));
+    int warmup = Integer.parseInt(opts.get("--warmup-seconds"));
+    if (warmup > 0) { // JIT-compiles both readers' paths, as a long-running broker has them
+      System.out.println(bench.run(0, true, warmup).replaceFirst("^\\{", "{\"warmup\": true, "));
+    }
     for (int run = 1; run <= runs; run++) {
       boolean rawFirst = Boolean.getBoolean("bench.sluiceFirst") ? false : run % 2 == 1;
-      System.out.println(bench.run(run, rawFirst));
+      System.out.println(bench.run(run, rawFirst, bench.seconds));
       System.out.flush();
     }
     System.exit(0);
   }
 
-  private String run(int run, boolean rawFirst) throws Exception {
+  private String run(int run, boolean rawFirst, int pgbenchSeconds) throws Exception {
     Path dir = workDir.resolve("run-" + run + "-" + System.nanoTime());
     Files.createDirectories(dir);
     // PostgreSQL itself runs with fsync off (as in limits-here.md) so pgbench produces WAL at full speed;
@@ -91,7 +97,7 @@ public final class CaptureBenchmark {
         capture.start();
         capture.close();
       }
-      String pgbenchOut = pgbench(pg, "-T", Integer.toString(seconds), "-c", Integer.toString(clients),
+      String pgbenchOut = pgbench(pg, "-T", Integer.toString(pgbenchSeconds), "-c", Integer.toString(clients),
           "-j", Integer.toString(clients), "-N");
       pg.exec("INSERT INTO bench_end VALUES (1)");
       long endOid = pg.oid("bench_end");
@@ -113,10 +119,10 @@ public final class CaptureBenchmark {
               + " \"raw_seconds\": %.3f, \"raw_rows_per_s\": %.0f, \"sluice_rows\": %d, \"sluice_seconds\": %.3f,"
               + " \"sluice_rows_per_s\": %.0f, \"ratio\": %.4f, \"sluice_txns\": %d, \"group_commit_txns_mean\": %.1f,"
               + " \"sluice_syncs\": %d, \"raw_cpu_us_per_row\": %.2f, \"sluice_cpu_us_per_row\": %.2f,"
-              + " \"load_before\": \"%s\", \"load_after\": \"%s\"}",
+              + " \"load_before\": \"%s\", \"load_after\": \"%s\", \"sluice_cpu_breakdown_us_per_row\": \"%s\"}",
           run, rawFirst ? "raw,sluice" : "sluice,raw", tps(pgbenchOut), rawRows, rawSeconds, rawRate, sluice.rows,
           sluice.seconds, sluiceRate, sluiceRate / rawRate, sluice.txns, sluice.groupMean, sluice.syncs, raw[2],
-          sluice.cpuMicrosPerRow(), loadBefore, loadAverage());
+          sluice.cpuMicrosPerRow(), loadBefore, loadAverage(), sluice.breakdown());
     } finally {
       deleteQuietly(dir);
     }
@@ -154,12 +160,39 @@ public final class CaptureBenchmark {
     }
   }
 
-  private record Result(long rows, double seconds, long txns, double groupMean, long syncs, double cpuMicrosPerRow) {}
+  private record Result(long rows, double seconds, long txns, double groupMean, long syncs, double cpuMicrosPerRow,
+      String breakdown) {}
+
+  /** CPU of the capture's own threads, GC and JIT while it ran, microseconds per row. */
+  private static String breakdown(Map<String, Long> threadCpuBefore, long gcBefore, long jitBefore, double rows) {
+    java.lang.management.ThreadMXBean threads = java.lang.management.ManagementFactory.getThreadMXBean();
+    Map<String, Long> perThread = new java.util.TreeMap<>();
+    for (long id : threads.getAllThreadIds()) {
+      java.lang.management.ThreadInfo info = threads.getThreadInfo(id);
+      long cpu = threads.getThreadCpuTime(id);
+      if (info != null && cpu > 0 && info.getThreadName().startsWith("sluice")) {
+        String name = info.getThreadName().replaceAll("-bench_sluice$", "");
+        perThread.merge(name, cpu - threadCpuBefore.getOrDefault(info.getThreadName(), 0L), Long::sum);
+      }
+    }
+    StringBuilder b = new StringBuilder();
+    perThread.forEach((n, ns) -> b.append(String.format(Locale.ROOT, "%s=%.2f ", n, ns / 1e3 / rows)));
+    b.append(String.format(Locale.ROOT, "gc=%.2f jit=%.2f", (gcMillis() - gcBefore) * 1e3 / rows,
+        (java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime() - jitBefore) * 1e3 / rows));
+    return b.toString().trim();
+  }
+
+  private static long gcMillis() {
+    return java.lang.management.ManagementFactory.getGarbageCollectorMXBeans().stream()
+        .mapToLong(java.lang.management.GarbageCollectorMXBean::getCollectionTime).sum();
+  }
 
   /** Captures from the Sluice slot until the marker row is durable in the event store. */
   private static Result readSluice(TestPostgres pg, Path dir, long endOid) {
     try (Stores stores = new Stores(dir)) {
       PgLogicalCapture capture = stores.capture(pg);
+      long gcBefore = gcMillis();
+      long jitBefore = java.lang.management.ManagementFactory.getCompilationMXBean().getTotalCompilationTime();
       long start = System.nanoTime();
       long cpu = cpuNanos();
       capture.start();
@@ -168,11 +201,13 @@ public final class CaptureBenchmark {
       }
       double secs = (System.nanoTime() - start) / 1e9;
       long cpuUsed = cpuNanos() - cpu;
+      String breakdown = breakdown(Map.of(), gcBefore, jitBefore,
+          stores.registry.find("sluice.capture.rows").counters().stream().mapToDouble(c -> c.count()).sum());
       capture.close();
       double rows = stores.registry.find("sluice.capture.rows").counters().stream().mapToDouble(c -> c.count()).sum();
       var summary = stores.registry.get("sluice.capture.group.commit.txns").summary();
       long txns = (long) stores.registry.get("sluice.capture.txns").counter().count();
-      return new Result((long) rows, secs, txns, summary.mean(), summary.count(), cpuUsed / 1e3 / rows);
+      return new Result((long) rows, secs, txns, summary.mean(), summary.count(), cpuUsed / 1e3 / rows, breakdown);
     }
   }
 

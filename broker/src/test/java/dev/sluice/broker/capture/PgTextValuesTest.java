@@ -83,6 +83,17 @@ class PgTextValuesTest {
   @MethodSource("cases")
   void textParsesToTheTypedValue(String name, int oid, String text, Value expected) {
     assertThat(PgTextValues.parse(TYPES.resolve(oid), text)).isEqualTo(expected);
+    byte[] utf8 = ("xx" + text).getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    assertThat(PgTextValues.parse(TYPES.resolve(oid), utf8, 2, utf8.length - 2)).as("from bytes").isEqualTo(expected);
+  }
+
+  @Test
+  void integerFastPathLeavesOverflowAndJunkToTheTextParser() {
+    byte[] big = "9223372036854775808".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    assertThatThrownBy(() -> PgTextValues.parse(TYPES.resolve(20), big, 0, big.length))
+        .isInstanceOf(IllegalArgumentException.class);
+    byte[] minus = "-".getBytes(java.nio.charset.StandardCharsets.US_ASCII);
+    assertThatThrownBy(() -> PgTextValues.parse(TYPES.resolve(20), minus, 0, 1)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test
