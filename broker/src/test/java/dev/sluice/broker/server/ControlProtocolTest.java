@@ -41,6 +41,7 @@ class ControlProtocolTest {
   private static final String TABLE = """
       unknown      | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
       unknown      | REGISTER 3 same    | REJECTED(BAD_EPOCH)     | ACK           | absent
+      unknown      | REGISTER 0 before  | REJECTED(UNKNOWN_TABLE) | ACK           | absent
       unknown      | RESET 1            | NOT_FOUND               | ACK           | absent
       unknown      | REMOVE 0           | NOT_FOUND               | ACK           | absent
       registered   | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
@@ -66,6 +67,7 @@ class ControlProtocolTest {
       tombstoned@2 | REMOVE 2           | NOT_FOUND               | ACK           | absent
       elsewhere@2  | REGISTER 0 other   | ACCEPTED                | ACK READY     | epoch=0 streaming=false
       elsewhere@2  | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
+      elsewhere@2  | REGISTER 0 before  | REJECTED(UNKNOWN_TABLE) | ACK           | epoch=2 streaming=true
       elsewhere@2  | RESET 3            | NOT_FOUND               | ACK           | epoch=2 streaming=true
       elsewhere@2  | REMOVE 1           | STALE                   | ACK           | epoch=2 streaming=true
       elsewhere@2  | REMOVE 2           | ACCEPTED                | ACK           | absent
