@@ -110,7 +110,6 @@ final class EventServiceBench {
       int port = Integer.parseInt(b.awaitLine("READY ", Duration.ofMinutes(10)).split(" ")[0]);
       long startTs = 16L * tables;
       Vertx loadVertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(2));
-      Vertx probeVertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
       List<BenchCollector> load = new ArrayList<>();
       try {
         for (int i = 0; i < 4; i++) {
@@ -127,38 +126,29 @@ final class EventServiceBench {
         long rowsAtStart = total(load);
         b.command("TIMERS");
         b.awaitLine("TIMERS END", Duration.ofSeconds(30));
-        BenchCollector probe = new BenchCollector(probeVertx, port, "probe", false);
-        for (int i = 0; i < probes; i++) {
-          DispatcherId id = DispatcherId.random();
-          probe.subscribe(id, TableSpan.wholeTable(1), startTs);
-          BenchCollector.Stream s;
-          long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
-          do {
-            pause(1);
-            s = probe.snapshot(id);
-          } while ((s.readyNanos == 0 || s.handshakeNanos == 0) && System.nanoTime() < deadline);
-          if (s.readyNanos == 0 || s.handshakeNanos == 0) {
-            throw new IllegalStateException("probe " + i + " got no Ready/Handshake within 30 s; see " + b.log());
+        try (ChildJvm probe = ChildJvm.start("control-probe", ControlProbe.class, List.of("-Xmx256m"),
+            List.of(Integer.toString(port), "1", Long.toString(startTs), Integer.toString(probes)), logs)) {
+          for (int i = 0; i < probes; i++) {
+            String[] line = probe.awaitLine("PROBE ", Duration.ofMinutes(2)).split(" ");
+            ready[i] = Long.parseLong(line[1]);
+            handshake[i] = Long.parseLong(line[2]);
           }
-          ready[i] = s.readyNanos - s.registerSentNanos;
-          handshake[i] = s.handshakeNanos - s.resetSentNanos;
+          probe.awaitLine("DONE", Duration.ofMinutes(1));
         }
         b.command("TIMERS");
         b.awaitLine("TIMERS END", Duration.ofSeconds(30));
         long rowsDuring = total(load) - rowsAtStart;
         boolean saturated = total(load) < expected;
-        probe.close();
         System.out.printf("control plane: %d probes while %,d rows were delivered (still catching up: %s)%n", probes,
             rowsDuring, saturated);
       } finally {
         load.forEach(BenchCollector::close);
         loadVertx.close().await(30, TimeUnit.SECONDS);
-        probeVertx.close().await(30, TimeUnit.SECONDS);
       }
     }
-    String how = String.format("%d sequential register+reset probes while %,d dispatchers catch up on %,d tables x "
-        + "%,d rows; time from sending the request to receiving the message", probes, loadDispatchers, tables,
-        rowsPerTable);
+    String how = String.format("%d sequential register+reset probes from a separate JVM while %,d dispatchers catch "
+        + "up on %,d tables x %,d rows; time from sending the request to receiving the message", probes,
+        loadDispatchers, tables, rowsPerTable);
     return List.of(
         new Figure("control_plane_ready_p50_ms", "register -> Ready p50 under load", Stats.percentileNanosToMs(ready, 50),
             "ms", Double.NaN, false, Double.NaN, 1, how),
