@@ -58,6 +58,10 @@ final class Scanner {
     }
     List<TimeMark> marks = store.timeMarks(from, to);
     Merge m = new Merge(t, ddls, marks, sentThrough);
+    if (m.lastMarkTime < 0 && t.syncPointIntervalS() > 0) {
+      // a new epoch: where the stream starts in upstream time, so a boundary right after it counts
+      store.timeMarkAtOrBefore(sentThrough).ifPresent(mark -> m.lastMarkTime = mark.commitTimeMicros());
+    }
 
     long txTs = -1;
     int rowsSeen = 0;

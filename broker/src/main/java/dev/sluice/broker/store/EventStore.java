@@ -80,6 +80,12 @@ public interface EventStore extends AutoCloseable {
    */
   List<TimeMark> timeMarks(long fromExclusive, long toInclusive);
 
+  /**
+   * The time mark of the newest transaction with {@code commitTs <= ts}, if one is still stored: where
+   * a stream that starts at {@code ts} stands in upstream time, so its first sync point is not missed.
+   */
+  Optional<TimeMark> timeMarkAtOrBefore(long ts);
+
   /** Registers a listener called with the new resolved ts after each write that advanced it. */
   void addResolvedListener(ResolvedListener listener);
 

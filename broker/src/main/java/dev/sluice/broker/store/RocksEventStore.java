@@ -286,6 +286,26 @@ public final class RocksEventStore implements EventStore {
   }
 
   @Override
+  public Optional<TimeMark> timeMarkAtOrBefore(long ts) {
+    if (ts < 0) {
+      return Optional.empty();
+    }
+    acquireScan();
+    try (RocksIterator it = db.rocks().newIterator(db.timeMarks())) {
+      it.seekForPrev(EventKey.ts(ts));
+      if (!it.isValid()) {
+        it.status();
+        return Optional.empty();
+      }
+      return Optional.of(new TimeMark(EventKey.readLong(it.key(), 0), EventKey.readLong(it.value(), 0)));
+    } catch (RocksDBException e) {
+      throw new StoreUnavailableException(dataDir, "read the time mark at or before " + ts, e);
+    } finally {
+      releaseScan(0);
+    }
+  }
+
+  @Override
   public void addResolvedListener(ResolvedListener listener) {
     listeners.add(Objects.requireNonNull(listener, "listener"));
   }

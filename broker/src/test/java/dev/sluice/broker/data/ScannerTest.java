@@ -185,6 +185,18 @@ class ScannerTest {
   }
 
   @Test
+  void aNewEpochDoesNotMissTheFirstBoundaryAfterItsStart() throws Exception {
+    long a = stores.insert(100, 1);
+    stores.advanceTimeMicros(1_500_000);
+    long b = stores.insert(100, 2);
+
+    // the stream starts at a with no mark seen yet (a reset): the store tells where a stands in time
+    ScanResult r = scanner.run(task(a, stores.lastTs(), null, 0, 1 << 20, 1 << 20, Set.of(), 1, -1));
+
+    assertThat(kinds(r)).containsExactly("SYNC@" + (b - 1), "DML@" + b);
+  }
+
+  @Test
   void commitTimeTravelsWithEachTransaction() throws Exception {
     long a = stores.insert(100, 1);
     ScanResult r = scanner.run(whole(t.version(), a));

@@ -179,9 +179,11 @@ class OrderingPropertyTest {
     return out;
   }
 
-  /** Boundaries of 1 s crossed between consecutive time marks after the start. */
+  /** Boundaries of 1 s crossed between consecutive time marks from the one at the start on. */
   private static int expectedSyncPoints(long start, long end) {
-    List<TimeMark> marks = stores.events.timeMarks(start, end);
+    List<TimeMark> marks = new ArrayList<>();
+    stores.events.timeMarkAtOrBefore(start).ifPresent(marks::add);
+    marks.addAll(stores.events.timeMarks(start, end));
     int n = 0;
     for (int i = 1; i < marks.size(); i++) {
       if (marks.get(i).commitTimeMicros() / 1_000_000 > marks.get(i - 1).commitTimeMicros() / 1_000_000) {
