@@ -424,4 +424,31 @@ class EventServiceTest {
     assertThat(refused.getReason()).contains("maxDispatchers=1");
     assertThat(service.limits().maxDispatchers()).isEqualTo(1);
   }
+
+  @Test
+  void aChangefeedCreditOfZeroHoldsBackItsDispatchersEvenWithDispatcherCredit() {
+    TestCollector c = collector();
+    c.hello("c1");
+    ReceiverRules rules = new ReceiverRules();
+    DispatcherId id = DispatcherId.random();
+    c.ack(TestCollector.register(id, TableSpan.wholeTable(100), orders.version()).build());
+    c.request(TestCollector.reset(id, 1, orders.version()).build());
+    rules.accept(c.next(BrokerMessage::hasHandshake));
+    c.send(CollectorMessage.newBuilder().setCreditReport(dev.sluice.api.v1.CreditReport.newBuilder()
+        .addChangefeeds(dev.sluice.api.v1.ChangefeedCredit.newBuilder().setChangefeedId("cf-test")
+            .setAvailableBytes(0).setReceivedBytes(0))
+        .addDispatchers(dev.sluice.api.v1.DispatcherCredit.newBuilder().setDispatcherId(id.toProto()).setEpoch(1)
+            .setAvailableBytes(1 << 20))).build());
+    long ts = stores.insert(100, 1);
+
+    await().during(Duration.ofMillis(400)).atMost(Duration.ofSeconds(2))
+        .until(() -> c.drain().stream().noneMatch(BrokerMessage::hasEventBatch));
+
+    c.send(CollectorMessage.newBuilder().setCreditReport(dev.sluice.api.v1.CreditReport.newBuilder()
+        .addChangefeeds(dev.sluice.api.v1.ChangefeedCredit.newBuilder().setChangefeedId("cf-test")
+            .setAvailableBytes(1 << 20).setReceivedBytes(0))).build());
+    until(c, rules, id, ts);
+    assertThat(rules.rows(id)).hasSize(1);
+    assertThat(rules.violations()).isEmpty();
+  }
 }
