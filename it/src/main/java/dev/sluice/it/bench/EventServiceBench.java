@@ -183,13 +183,16 @@ final class EventServiceBench {
         for (int d = 0; d < dispatchers; d++) {
           cs.get(d % collectors).subscribe(DispatcherId.random(), TableSpan.wholeTable(1 + d % tables), startTs);
         }
-        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(5);
+        long subscribeStart = System.nanoTime();
+        long deadline = subscribeStart + TimeUnit.MINUTES.toNanos(5);
         while (handshakes(cs) < dispatchers) {
           if (System.nanoTime() > deadline) {
             throw new IllegalStateException(handshakes(cs) + " of " + dispatchers + " handshakes; see " + b.log());
           }
           pause(50);
         }
+        System.out.printf("idle scale: %,d dispatchers registered and handshaked in %.1f s%n", dispatchers,
+            (System.nanoTime() - subscribeStart) / 1e9);
         // let every dispatcher get watermarks, then measure freshness over a window
         pause(2000);
         for (BenchCollector c : cs) {
