@@ -56,8 +56,7 @@ final class Scanner {
         ddls.add(d);
       }
     }
-    List<TimeMark> marks = store.timeMarks(from, to);
-    Merge m = new Merge(t, ddls, marks, sentThrough);
+    Merge m = new Merge(t, ddls, new MarkWindow(store, from, to), sentThrough);
     if (m.lastMarkTime < 0 && t.syncPointIntervalS() > 0) {
       // a new epoch: where the stream starts in upstream time, so a boundary right after it counts
       store.timeMarkAtOrBefore(sentThrough).ifPresent(mark -> m.lastMarkTime = mark.commitTimeMicros());
@@ -133,7 +132,9 @@ final class Scanner {
   private static final class Merge {
     final ScanTask t;
     final List<DdlEvent> ddls;
-    final List<TimeMark> marks;
+    final MarkWindow marks;
+    /** Commit time of the open transaction, from its time mark. */
+    long txnTime;
     final long intervalMicros;
     /** Events of the message being built. */
     final List<PendingEvent> batch = new ArrayList<>();
@@ -146,7 +147,6 @@ final class Scanner {
     int ddlCount;
     int syncCount;
     int ddlIdx;
-    int markIdx;
     long bytes;
     long bytesRead;
     long progress;
@@ -162,7 +162,7 @@ final class Scanner {
     /** The open transaction continues one whose first rows went out before this scan. */
     boolean resumed;
 
-    Merge(ScanTask t, List<DdlEvent> ddls, List<TimeMark> marks, long sentThrough) {
+    Merge(ScanTask t, List<DdlEvent> ddls, MarkWindow marks, long sentThrough) {
       this.t = t;
       this.ddls = ddls;
       this.marks = marks;
@@ -171,8 +171,12 @@ final class Scanner {
       this.version = t.tableInfoVersion();
       this.lastMarkTime = t.lastMarkTimeMicros();
       this.nextSeq = t.firstSeq();
-      while (markIdx < marks.size() && marks.get(markIdx).commitTs() <= sentThrough) {
-        lastMarkTime = marks.get(markIdx++).commitTimeMicros();
+      while (marks.nextTs() <= sentThrough) {
+        TimeMark mark = marks.next();
+        lastMarkTime = mark.commitTimeMicros();
+        if (mark.commitTs() == sentThrough) {
+          txnTime = mark.commitTimeMicros(); // the transaction a cursor resumes
+        }
       }
     }
 
@@ -182,12 +186,19 @@ final class Scanner {
      * ts = range end, where everything at or below it is due).
      */
     void flushBefore(long ts, boolean beforeDml) {
+      if (beforeDml) {
+        txnTime = 0; // set from the transaction's own mark below
+      }
       while (true) {
         long ddlTs = ddlIdx < ddls.size() ? ddls.get(ddlIdx).commitTs() : Long.MAX_VALUE;
-        long markTs = markIdx < marks.size() ? marks.get(markIdx).commitTs() : Long.MAX_VALUE;
+        long markTs = marks.nextTs();
         // a mark at M yields a sync point at M-1: it sorts before a DDL at M
         if (markTs <= ddlTs && markTs <= ts) {
-          onMark(marks.get(markIdx++));
+          TimeMark mark = marks.next();
+          onMark(mark);
+          if (beforeDml && mark.commitTs() == ts) {
+            txnTime = mark.commitTimeMicros();
+          }
         } else if (ddlTs <= ts) {
           DdlEvent d = ddls.get(ddlIdx++);
           add(PendingEvent.encoded(PendingEvent.DDL, d.toProto().toByteArray(), d.commitTs()));
@@ -233,7 +244,7 @@ final class Scanner {
     }
 
     void emitFragment(boolean last) {
-      add(new PendingEvent.Dml(txTs, fragmentIndex, last, txnRows, version, commitTimeOf(txTs)));
+      add(new PendingEvent.Dml(txTs, fragmentIndex, last, txnRows, version, txnTime));
       fragmentIndex++;
       txnRows = new ArrayList<>();
       txnBytes = 0;
@@ -280,21 +291,5 @@ final class Scanner {
       batchBytes = 0;
     }
 
-    private long commitTimeOf(long ts) {
-      int lo = 0;
-      int hi = marks.size() - 1;
-      while (lo <= hi) {
-        int mid = (lo + hi) >>> 1;
-        long m = marks.get(mid).commitTs();
-        if (m < ts) {
-          lo = mid + 1;
-        } else if (m > ts) {
-          hi = mid - 1;
-        } else {
-          return marks.get(mid).commitTimeMicros();
-        }
-      }
-      return 0;
-    }
   }
 }

@@ -80,6 +80,9 @@ public interface EventStore extends AutoCloseable {
    */
   List<TimeMark> timeMarks(long fromExclusive, long toInclusive);
 
+  /** The first {@code limit} time marks of {@code (fromExclusive, toInclusive]}, in commit order. */
+  List<TimeMark> timeMarks(long fromExclusive, long toInclusive, int limit);
+
   /**
    * The time mark of the newest transaction with {@code commitTs <= ts}, if one is still stored: where
    * a stream that starts at {@code ts} stands in upstream time, so its first sync point is not missed.

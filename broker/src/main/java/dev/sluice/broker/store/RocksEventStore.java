@@ -262,6 +262,11 @@ public final class RocksEventStore implements EventStore {
 
   @Override
   public List<TimeMark> timeMarks(long fromExclusive, long toInclusive) {
+    return timeMarks(fromExclusive, toInclusive, Integer.MAX_VALUE);
+  }
+
+  @Override
+  public List<TimeMark> timeMarks(long fromExclusive, long toInclusive, int limit) {
     List<TimeMark> marks = new ArrayList<>();
     if (toInclusive <= fromExclusive) {
       return marks;
@@ -270,7 +275,7 @@ public final class RocksEventStore implements EventStore {
     try (RocksIterator it = db.rocks().newIterator(db.timeMarks())) {
       for (it.seek(EventKey.ts(Math.max(0, fromExclusive) + 1)); it.isValid(); it.next()) {
         long ts = EventKey.readLong(it.key(), 0);
-        if (ts > toInclusive) {
+        if (ts > toInclusive || marks.size() >= limit) {
           break;
         }
         marks.add(new TimeMark(ts, EventKey.readLong(it.value(), 0)));

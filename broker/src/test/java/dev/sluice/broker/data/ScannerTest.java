@@ -204,6 +204,21 @@ class ScannerTest {
   }
 
   @Test
+  void commitTimesStayWithTheirTransactionsAcrossMarkWindows() throws Exception {
+    int txns = MarkWindow.WINDOW * 2 + 10;
+    for (int i = 0; i < txns; i++) {
+      stores.insert(100, i);
+    }
+    ScanResult r = scanner.run(whole(t.version(), stores.lastTs()));
+
+    List<Long> times = new ArrayList<>();
+    for (DataEvent e : events(r)) {
+      times.add(e.getDml().getCommitTimeMicros());
+    }
+    assertThat(times).hasSize(txns).doesNotContain(0L).isSorted().doesNotHaveDuplicates();
+  }
+
+  @Test
   void aCancelledScanReturnsNothing() {
     long[] ids = new long[3000];
     for (int i = 0; i < ids.length; i++) {
