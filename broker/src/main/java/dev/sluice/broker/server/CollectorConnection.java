@@ -17,7 +17,9 @@ import dev.sluice.broker.control.ControlPlane;
 import dev.sluice.broker.control.DataPlane;
 import dev.sluice.broker.control.DataPlaneCommand;
 import io.vertx.core.Context;
+import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
+import io.vertx.core.internal.buffer.BufferInternal;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.GrpcServerRequest;
 import io.vertx.grpc.server.GrpcServerResponse;
@@ -244,12 +246,12 @@ final class CollectorConnection implements CollectorLink {
 
   @Override
   public void sendControl(BrokerMessage message) {
-    enqueue(new Control(Buffer.buffer(message.toByteArray()), System.nanoTime()));
+    enqueue(new Control(wrap(message.toByteArray()), System.nanoTime()));
   }
 
   @Override
   public void sendHandshake(DispatcherId dispatcher, long epoch, BrokerMessage handshake) {
-    enqueue(new HandshakeOut(dispatcher, epoch, Buffer.buffer(handshake.toByteArray()), System.nanoTime()));
+    enqueue(new HandshakeOut(dispatcher, epoch, wrap(handshake.toByteArray()), System.nanoTime()));
   }
 
   @Override
@@ -372,7 +374,7 @@ final class CollectorConnection implements CollectorLink {
       if (resolved.contains(e.id())) {
         flushResolved(); // the watermark keeps its place before later events of the dispatcher
       }
-      dataLane.add(new QueuedEvents(e.id(), e.epoch(), Buffer.buffer(e.bytes())));
+      dataLane.add(new QueuedEvents(e.id(), e.epoch(), wrap(e.bytes())));
     } else if (o instanceof ResolvedOut r) {
       if (!isCurrent(r.id(), r.epoch())) {
         metrics.staleDropped();
@@ -446,9 +448,14 @@ final class CollectorConnection implements CollectorLink {
     }
     if (q instanceof QueuedWatermarks w) {
       byte[] bytes = ResolvedCoalescer.encode(w.watermarks(), p -> isCurrent(p.id(), p.epoch()));
-      return bytes == null ? null : Buffer.buffer(bytes);
+      return bytes == null ? null : wrap(bytes);
     }
     return null;
+  }
+
+  /** A buffer over the bytes without copying them (Buffer.buffer(byte[]) copies every message). */
+  private static Buffer wrap(byte[] bytes) {
+    return BufferInternal.buffer(Unpooled.wrappedBuffer(bytes));
   }
 
   /** Sends a StreamError and closes this stream only. */
@@ -461,7 +468,7 @@ final class CollectorConnection implements CollectorLink {
         .log("closing stream: " + detail);
     BrokerMessage err = BrokerMessage.newBuilder().setStreamError(StreamError.newBuilder().setCode(code.toWire())
         .setDetail(detail).setRetryable(retryable)).build();
-    response.write(Buffer.buffer(err.toByteArray()));
+    response.write(wrap(err.toByteArray()));
     close(retryable ? GrpcStatus.UNAVAILABLE : GrpcStatus.INVALID_ARGUMENT, detail);
   }
 
