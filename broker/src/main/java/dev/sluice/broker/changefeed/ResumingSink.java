@@ -1,0 +1,63 @@
+package dev.sluice.broker.changefeed;
+
+import dev.sluice.dispatcher.Checkpoint;
+import dev.sluice.dispatcher.DdlChange;
+import dev.sluice.dispatcher.Transaction;
+import dev.sluice.dispatcher.sink.Sink;
+import dev.sluice.dispatcher.sink.SinkCheckpoint;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A sink whose reported checkpoint is the later of its own and the one the server kept (after an
+ * update to a new sink, or a keep_meta re-create onto a sink without its own checkpoint, such as
+ * stdout), so the changefeed runtime resumes every table from where the changefeed was. Writes go
+ * straight to the wrapped sink, which still skips what its own progress covers.
+ */
+final class ResumingSink implements Sink {
+
+  private final Sink sink;
+  private final SinkCheckpoint kept;
+
+  ResumingSink(Sink sink, FeedCheckpoint kept) {
+    this.sink = sink;
+    this.kept = kept.toSinkCheckpoint();
+  }
+
+  @Override
+  public SinkCheckpoint checkpoint() {
+    SinkCheckpoint own = sink.checkpoint();
+    Map<Long, SinkCheckpoint.TableProgress> tables = new HashMap<>(kept.tables());
+    own.tables().forEach((id, p) -> tables.merge(id, p, (k, o) -> {
+      Checkpoint later = o.applied().max(k.applied());
+      return new SinkCheckpoint.TableProgress(o.tableName(), later, o.ddlTs());
+    }));
+    return new SinkCheckpoint(Math.max(own.checkpointTs(), kept.checkpointTs()), tables);
+  }
+
+  /** The wrapped sink's own durable progress. */
+  SinkCheckpoint ownCheckpoint() {
+    return sink.checkpoint();
+  }
+
+  @Override
+  public void apply(List<Transaction> transactions, long changefeedCheckpointTs) {
+    sink.apply(transactions, changefeedCheckpointTs);
+  }
+
+  @Override
+  public void applyDdl(DdlChange ddl, long changefeedCheckpointTs) {
+    sink.applyDdl(ddl, changefeedCheckpointTs);
+  }
+
+  @Override
+  public void advance(long changefeedCheckpointTs) {
+    sink.advance(changefeedCheckpointTs);
+  }
+
+  @Override
+  public void close() {
+    sink.close();
+  }
+}
