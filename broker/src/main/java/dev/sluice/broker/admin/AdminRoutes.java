@@ -25,6 +25,8 @@ import org.slf4j.LoggerFactory;
 final class AdminRoutes {
 
   static final String ERROR_KEY = "sluice.error";
+  /** Set by handlers whose changefeed id comes in the body (create), for the request log. */
+  static final String ID_KEY = "sluice.changefeedId";
   private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
 
   /** A declared route: method and OpenAPI path. */
@@ -76,7 +78,7 @@ final class AdminRoutes {
           .increment();
       if (method != HttpMethod.GET && method != HttpMethod.HEAD) {
         log.atInfo().addKeyValue("method", method.name()).addKeyValue("path", ctx.request().path())
-            .addKeyValue("changefeedId", ctx.pathParam("id")).addKeyValue("status", status)
+            .addKeyValue("changefeedId", ctx.pathParam("id") != null ? ctx.pathParam("id") : ctx.<String>get(ID_KEY)).addKeyValue("status", status)
             .addKeyValue("error", (Object) ctx.<String>get(ERROR_KEY)).log("admin request");
       }
     });

@@ -65,6 +65,7 @@ final class ChangefeedRoutes {
   private void create(AdminExchange ex) {
     StrictJson body = ex.body(CREATE_KEYS);
     String id = body.requiredString("id");
+    ex.context().put(AdminRoutes.ID_KEY, id);
     ChangefeedSpec spec = ChangefeedSpec.fromJson(body, 0);
     Future<dev.sluice.broker.changefeed.ChangefeedSnapshot> created = Future.fromCompletionStage(
         changefeeds.create(id, spec, body.has("start_ts")).thenCompose(r -> changefeeds.get(r.id())),

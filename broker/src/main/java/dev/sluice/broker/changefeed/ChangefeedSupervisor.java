@@ -265,7 +265,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     commit(r, input, t, input == ChangefeedInput.FAIL_FATAL ? r.withRetry(fe, r.retryCount(), 0, fe.atMs()) : r, fe);
   }
 
-  private void onRetryDue(String id, long generation, long dueAtMs) {
+  /** A retry timer fired (supervisor thread; package-private so tests can replay a stale one). */
+  void onRetryDue(String id, long generation, long dueAtMs) {
     ChangefeedRecord r = records.get(id);
     if (closing || r == null || r.generation() != generation || r.nextRetryAtMs() != dueAtMs) {
       return;   // disarmed by RESUME, PAUSE, a new generation or a later failure
@@ -281,7 +282,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     }
   }
 
-  private void onCleanupEnded(String id, long generation, Throwable error) {
+  /** A cleanup attempt ended (supervisor thread; package-private so tests can replay a stale one). */
+  void onCleanupEnded(String id, long generation, Throwable error) {
     CompletableFuture<Void> done = cleanups.remove(id);
     ChangefeedRecord r = records.get(id);
     if (r != null && r.generation() == generation && r.state() == ChangefeedState.REMOVING) {
@@ -529,7 +531,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
-  private <T> CompletableFuture<T> onDecider(Callable<T> work) {
+  /** Runs {@code work} on the supervisor's thread. */
+  <T> CompletableFuture<T> onDecider(Callable<T> work) {
     CompletableFuture<T> f = new CompletableFuture<>();
     try {
       decider.execute(() -> {
