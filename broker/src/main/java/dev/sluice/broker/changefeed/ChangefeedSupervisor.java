@@ -12,7 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -62,11 +61,10 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   private final ChangefeedStore store;
   private final ChangefeedConfig config;
-  private final SinkConnector sinks;
   private final HostBroker host;
-  private final Vertx vertx;
   private final LongSupplier nowMs;
   private final ChangefeedMetrics metrics;
+  private final FeedWork work;
   private final ExecutorService decider;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers;
@@ -82,14 +80,28 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
     this.store = store;
     this.config = config;
-    this.sinks = sinks;
     this.host = host;
-    this.vertx = vertx;
     this.nowMs = nowMs;
     this.decider = Executors.newSingleThreadExecutor(named("sluice-changefeed-supervisor"));
     this.workers = Executors.newCachedThreadPool(named("sluice-changefeed-worker"));
     this.timers = Executors.newSingleThreadScheduledExecutor(named("sluice-changefeed-timer"));
     this.metrics = new ChangefeedMetrics(registry, records, clock);
+    this.work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
+      @Override
+      public void runtimeEnded(String id, long generation, long runId, Throwable error) {
+        decider.execute(() -> onRuntimeEnded(id, generation, runId, error));
+      }
+
+      @Override
+      public void stopped(String id, long generation, FeedCheckpoint reached) {
+        decider.execute(() -> onStopped(id, generation, reached));
+      }
+
+      @Override
+      public void cleanupEnded(String id, long generation, Throwable error) {
+        decider.execute(() -> onCleanupEnded(id, generation, error));
+      }
+    });
   }
 
   /**
@@ -387,106 +399,23 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     if (closing) {
       return;
     }
-    String id = r.id();
-    long gen = r.generation();
     long runId = ++runIds;
-    currentRun.put(id, runId);
-    FeedLane lane = lane(id);
-    lane.submit(() -> {
-      try {
-        stopLeftover(lane, id);
-        HostedRuntime run = HostedRuntime.start(vertx, sinks, id, gen, runId, r.spec(),
-            r.checkpoint().max(lane.stoppedAt(gen)), host.grpcAddress());
-        lane.runtime(run);
-        run.completion().whenComplete((v, e) -> {
-          if (e != null) {
-            decider.execute(() -> onRuntimeEnded(id, gen, runId, unwrap(e)));
-          }
-        });
-      } catch (RuntimeException e) {
-        decider.execute(() -> onRuntimeEnded(id, gen, runId, e));
-      }
-    });
+    currentRun.put(r.id(), runId);
+    work.start(lane(r.id()), r, runId);
   }
 
   private void stopRuntime(ChangefeedRecord r) {
     currentRun.remove(r.id());
-    FeedLane lane = lane(r.id());
-    lane.submit(() -> {
-      try {
-        stopLeftover(lane, r.id());
-      } catch (RuntimeException e) {
-        log.atError().addKeyValue("changefeedId", r.id()).setCause(e).log("changefeed runtime did not stop");
-      }
-    });
-  }
-
-  /** Stops the lane's runtime, if any, and reports what it reached (lane tasks only). */
-  private void stopLeftover(FeedLane lane, String id) {
-    HostedRuntime run = lane.runtime();
-    if (run != null) {
-      FeedCheckpoint reached = run.stop(config.stopTimeout());
-      lane.runtime(null);
-      lane.recordStop(run.generation(), reached);
-      decider.execute(() -> onStopped(id, run.generation(), reached));
-    }
+    work.stop(lane(r.id()), r.id());
   }
 
   private void startCleanup(ChangefeedRecord r) {
     if (closing || cleanups.containsKey(r.id())) {
       return;   // one cleanup per id at a time: a retry joins the running one
     }
-    String id = r.id();
-    long gen = r.generation();
-    ChangefeedSpec spec = r.spec();
-    DeleteOptions options = r.deletion().options();
-    currentRun.remove(id);
-    cleanups.put(id, new CompletableFuture<>());
-    FeedLane lane = lane(id);
-    lane.submit(() -> {
-      Throwable error = null;
-      try {
-        stopLeftover(lane, id);
-        if (spec.brokers().isEmpty()) {
-          awaitNoDispatchers(id);
-        }
-        if (!options.keepMeta()) {
-          sinks.dropCheckpoint(spec.sink(), id);
-        }
-      } catch (RuntimeException e) {
-        error = e;
-      }
-      Throwable failure = error;
-      decider.execute(() -> onCleanupEnded(id, gen, failure));
-    });
-  }
-
-  /** Waits until this broker holds no dispatcher of {@code id} (lane tasks only). */
-  private void awaitNoDispatchers(String id) {
-    long deadline = System.nanoTime() + config.stopTimeout().toNanos();
-    long left = -1;
-    while (System.nanoTime() - deadline < 0) {
-      try {
-        left = host.dispatchersOf(id).toCompletableFuture().get(config.stopTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      } catch (ExecutionException | TimeoutException e) {
-        throw new TransientException(ErrorCode.SHUTTING_DOWN, "cannot list the dispatchers of changefeed \"" + id
-            + "\": " + e, e);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new TransientException(ErrorCode.SHUTTING_DOWN, "interrupted", e);
-      }
-      if (left == 0) {
-        return;
-      }
-      try {
-        Thread.sleep(50);   // the REMOVE acks are in flight; a short poll keeps this simple
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new TransientException(ErrorCode.SHUTTING_DOWN, "interrupted", e);
-      }
-    }
-    throw new TransientException(ErrorCode.SHUTTING_DOWN, left + " dispatchers of changefeed \"" + id + "\" are still"
-        + " registered on this broker after " + config.stopTimeout().toMillis() + " ms");
+    currentRun.remove(r.id());
+    cleanups.put(r.id(), new CompletableFuture<>());
+    work.cleanup(lane(r.id()), r);
   }
 
   private void armTimer(String id, long generation, long dueAtMs) {
@@ -525,10 +454,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       throw InvalidChangefeedException.field("id", "must be 1-128 of [A-Za-z0-9_.-] starting with a letter or digit,"
           + " got \"" + id + "\"");
     }
-  }
-
-  private static Throwable unwrap(Throwable e) {
-    return e instanceof CompletionException && e.getCause() != null ? e.getCause() : e;
   }
 
   /** Runs {@code work} on the supervisor's thread. */
@@ -579,8 +504,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         closing = true;
         List<CompletableFuture<Void>> out = new ArrayList<>();
         for (Map.Entry<String, FeedLane> e : lanes.entrySet()) {
-          FeedLane lane = e.getValue();
-          out.add(lane.submit(() -> stopLeftover(lane, e.getKey())));
+          work.stop(e.getValue(), e.getKey());
+          out.add(e.getValue().submit(() -> { }));
         }
         return out;
       }));
