@@ -7,6 +7,10 @@ import io.vertx.core.http.HttpServerOptions;
 import io.vertx.ext.web.Router;
 import io.vertx.ext.web.handler.BodyHandler;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
 
 /**
  * The admin HTTP API of one broker node (Vert.x Web): {@code /api/v1/changefeeds}, {@code /dispatchers},
@@ -80,9 +84,14 @@ public final class AdminApiVerticle extends VerticleBase {
     return actualPort;
   }
 
-  /** Every route served, as {@code METHOD /path/{param}}: what the OpenAPI document must describe. */
-  public List<String> routes() {
-    return declared.stream().map(Object::toString).toList();
+  /**
+   * Every route served, {@code METHOD /path/{param}} to the query parameters it accepts: what the
+   * OpenAPI document must describe.
+   */
+  public Map<String, Set<String>> routes() {
+    Map<String, Set<String>> out = new TreeMap<>();
+    declared.forEach(d -> out.put(d.toString(), new TreeSet<>(d.queryParams())));
+    return out;
   }
 
   @Override

@@ -29,8 +29,8 @@ final class AdminRoutes {
   static final String ID_KEY = "sluice.changefeedId";
   private static final Logger log = LoggerFactory.getLogger(AdminRoutes.class);
 
-  /** A declared route: method and OpenAPI path. */
-  record Declared(HttpMethod method, String path) {
+  /** A declared route: method, OpenAPI path and the query parameters it accepts. */
+  record Declared(HttpMethod method, String path, Set<String> queryParams) {
     @Override
     public String toString() {
       return method.name() + " " + path;
@@ -48,7 +48,7 @@ final class AdminRoutes {
 
   /** Registers {@code handler} for {@code method path} ({@code {name}} path parameters). */
   void add(HttpMethod method, String path, Set<String> queryParams, Handler<AdminExchange> handler) {
-    declared.add(new Declared(method, path));
+    declared.add(new Declared(method, path, Set.copyOf(queryParams)));
     router.route(method, path.replaceAll("\\{([a-z_]+)}", ":$1")).handler(ctx -> {
       observe(ctx, method, path);
       AdminExchange ex = new AdminExchange(ctx);

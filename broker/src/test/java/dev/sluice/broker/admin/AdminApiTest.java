@@ -13,7 +13,15 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import io.vertx.openapi.contract.Location;
+import io.vertx.openapi.contract.OpenAPIContract;
+import io.vertx.openapi.contract.Operation;
 import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -251,5 +259,27 @@ class AdminApiTest {
     assertError(admin.send("PATCH", "/api/v1/config", new JsonObject().put("scanConcurrency", 0)), 400,
         "INVALID_REQUEST", "scanConcurrency must be in [1, 1024], got 0");
     assertThat(rb.broker().eventService().limits().scanConcurrency()).isEqualTo(3);
+  }
+
+  @Test
+  void everyServedRouteIsDocumentedWithItsQueryParametersAndNothingElseIs() throws Exception {
+    Path yaml = dir.resolve("sluice-admin-v1.yaml");
+    try (var in = AdminApiTest.class.getResourceAsStream("/openapi/sluice-admin-v1.yaml")) {
+      assertThat(in).as("the OpenAPI document on the classpath (api module)").isNotNull();
+      Files.copy(in, yaml);
+    }
+    // parsing validates the document against the OpenAPI 3.0 schema and resolves every $ref
+    OpenAPIContract contract = OpenAPIContract.from(rb.broker().vertx(), yaml.toString()).await(30, TimeUnit.SECONDS);
+    Map<String, Set<String>> documented = new TreeMap<>();
+    for (Operation op : contract.operations()) {
+      Set<String> query = new TreeSet<>();
+      op.getParameters().stream().filter(p -> p.getIn() == Location.QUERY).forEach(p -> query.add(p.getName()));
+      documented.put(op.getHttpMethod().name() + " " + op.getOpenAPIPath(), query);
+    }
+    assertThat(documented).isEqualTo(rb.broker().admin().routes());
+
+    String text = Files.readString(yaml);
+    assertThat(text).contains("Deleting a running changefeed does not first flush it")
+        .contains("`keep_meta=true` keeps:**").contains("It removes:").contains("Never removed:**");
   }
 }
