@@ -43,7 +43,7 @@ final class ChangefeedMetrics implements AutoCloseable {
       long lag = r.state() == ChangefeedState.NORMAL ? clock.lagMs(r.checkpoint().ts()) : -1;
       lagMs.put(r.id(), lag);
       lagGauges.computeIfAbsent(r.id(), id -> Gauge.builder("sluice.changefeed.checkpoint.lag.ms", lagMs,
-              m -> m.getOrDefault(id, -1L)).tag("changefeed", id).baseUnit("milliseconds")
+              m -> m.getOrDefault(id, -1L)).tag("changefeed", id)
           .description("how long the oldest change after the changefeed's checkpoint has waited").register(registry));
     }
   }

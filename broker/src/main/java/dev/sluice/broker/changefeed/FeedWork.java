@@ -54,8 +54,8 @@ final class FeedWork {
                 ? e.getCause() : e);
           }
         });
-      } catch (RuntimeException e) {
-        reports.runtimeEnded(id, gen, runId, e);
+      } catch (RuntimeException | LinkageError e) {
+        reports.runtimeEnded(id, gen, runId, e);   // a missing class too: never leave NORMAL without a runtime
       }
     });
   }
@@ -84,7 +84,7 @@ final class FeedWork {
         if (!options.keepMeta()) {
           sinks.dropCheckpoint(spec.sink(), id);
         }
-      } catch (RuntimeException e) {
+      } catch (RuntimeException | LinkageError e) {
         error = e;
       }
       reports.cleanupEnded(id, gen, error);

@@ -65,6 +65,7 @@ public final class TailCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws InterruptedException {
+    ClientLogging.warningsToStderr();
     PrintWriter out = spec.commandLine().getOut();
     PrintWriter err = spec.commandLine().getErr();
     ClientConfig config;
