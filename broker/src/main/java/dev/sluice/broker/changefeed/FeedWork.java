@@ -15,6 +15,8 @@ import java.util.concurrent.TimeoutException;
  */
 final class FeedWork {
 
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(FeedWork.class);
+
   /** Outcomes, delivered from worker threads. */
   interface Reports {
     void runtimeEnded(String id, long generation, long runId, Throwable error);
@@ -62,7 +64,14 @@ final class FeedWork {
 
   /** Stops the lane's runtime; a runtime that does not stop stays on the lane for the next task to retry. */
   void stop(FeedLane lane, String id) {
-    lane.submit(() -> stopLeftover(lane, id));
+    lane.submit(() -> {
+      try {
+        stopLeftover(lane, id);
+      } catch (RuntimeException e) {
+        log.atError().addKeyValue("changefeedId", id).setCause(e)
+            .log("changefeed runtime did not stop; the next start or cleanup tries again");
+      }
+    });
   }
 
   /**

@@ -118,10 +118,7 @@ public final class TailCommand implements Callable<Integer> {
 
         @Override
         public void onError(SluiceException error) {
-          err.println("sluice tail: " + error.code() + ": " + error.getMessage());
-          err.flush();
-          done.complete(error.code() == ErrorCode.UNKNOWN_TABLE || error.code() == ErrorCode.TABLE_DROPPED
-              ? ExitCode.NOT_FOUND : error.code().kind() == ErrorCode.Kind.REJECTED ? ExitCode.USAGE : ExitCode.SERVER);
+          fail(done, error, err);
         }
       };
       handle[0] = client.subscribe(Subscription.table(table).from(start).changefeed(config.collectorId()), listener);
@@ -131,6 +128,9 @@ public final class TailCommand implements Callable<Integer> {
         handle[0].streaming().toCompletableFuture().get(connectTimeout.toMillis(), TimeUnit.MILLISECONDS);
         return done.get();
       } catch (java.util.concurrent.ExecutionException | java.util.concurrent.TimeoutException e) {
+        if (e.getCause() instanceof SluiceException s) {
+          fail(done, s, err);   // the same error reaches onError; whichever comes first answers
+        }
         if (done.isDone()) {
           return done.getNow(ExitCode.SERVER);
         }
@@ -146,6 +146,16 @@ public final class TailCommand implements Callable<Integer> {
         handle[0].close();
         out.flush();
       }
+    }
+  }
+
+  /** Ends the command with the exit code of {@code error}, printing it once. */
+  private static void fail(CompletableFuture<Integer> done, SluiceException error, PrintWriter err) {
+    int code = error.code() == ErrorCode.UNKNOWN_TABLE || error.code() == ErrorCode.TABLE_DROPPED ? ExitCode.NOT_FOUND
+        : error.code().kind() == ErrorCode.Kind.REJECTED ? ExitCode.USAGE : ExitCode.SERVER;
+    if (done.complete(code)) {
+      err.println("sluice tail: " + error.code() + ": " + error.getMessage());
+      err.flush();
     }
   }
 
