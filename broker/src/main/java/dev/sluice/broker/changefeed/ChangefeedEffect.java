@@ -1,6 +1,14 @@
 package dev.sluice.broker.changefeed;
 
-/** What the supervisor does after a transition, in the order listed. Data, executed by {@link ChangefeedSupervisor}. */
+/**
+ * What the supervisor does after a transition, in the order listed. Data, executed by
+ * {@link ChangefeedSupervisor}.
+ *
+ * <pre>{@code
+ * ChangefeedTransitions.apply(ChangefeedState.NORMAL, ChangefeedInput.DELETE).effects();
+ * // [STOP_RUNTIME, START_CLEANUP]
+ * }</pre>
+ */
 public enum ChangefeedEffect {
   /** Starts the runtime of the current generation from its checkpoint. */
   START_RUNTIME,

@@ -4,6 +4,10 @@ package dev.sluice.broker.changefeed;
  * What can happen to a changefeed: an operator's request, a runtime report, a timer or the end of a
  * cleanup. Payloads (the new definition, the error, the delete options) travel beside the input in
  * the supervisor's command; the decision depends on the kind only.
+ *
+ * <pre>{@code
+ * ChangefeedTransition t = ChangefeedTransitions.apply(record.state(), ChangefeedInput.PAUSE);
+ * }</pre>
  */
 public enum ChangefeedInput {
   /** POST /changefeeds: create (or re-create a removed id). */

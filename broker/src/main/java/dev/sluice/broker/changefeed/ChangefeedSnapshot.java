@@ -6,6 +6,11 @@ import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
  * A changefeed as the API shows it: its record and, while its runtime runs, the runtime's live status
  * (per-table state, checkpoint, resolved ts).
  *
+ * <pre>{@code
+ * ChangefeedSnapshot s = supervisor.get("orders").join();
+ * long lagTs = clock.resolvedTs() - s.checkpointTs();
+ * }</pre>
+ *
  * @param record the persisted record
  * @param live   the runtime's status, or null when no runtime runs
  */

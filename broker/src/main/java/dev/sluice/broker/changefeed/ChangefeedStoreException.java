@@ -7,6 +7,10 @@ import java.nio.file.Path;
 /**
  * The changefeed store (RocksDB) failed an operation; nothing was changed and the request can be
  * retried once the disk problem is fixed.
+ *
+ * <pre>{@code
+ * catch (ChangefeedStoreException e) { retryLater(); }   // code() == STORE_UNAVAILABLE
+ * }</pre>
  */
 public final class ChangefeedStoreException extends TransientException {
 

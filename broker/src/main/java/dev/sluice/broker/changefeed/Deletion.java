@@ -6,6 +6,11 @@ import io.vertx.core.json.JsonObject;
  * A deletion of one generation of a changefeed: requested, attempted, completed. Kept in the record
  * while REMOVING and after (the status URL {@code /deletion/{generation}} reads it).
  *
+ * <pre>{@code
+ * Deletion d = supervisor.record("orders").deletion();
+ * if (d != null && !d.completed()) System.out.println("attempts " + d.attempts());
+ * }</pre>
+ *
  * @param generation    the generation being (or that was) deleted
  * @param options       keep_meta or not
  * @param requestedAtMs when the first DELETE arrived

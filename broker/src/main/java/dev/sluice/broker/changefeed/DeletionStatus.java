@@ -5,6 +5,11 @@ import io.vertx.core.json.JsonObject;
 /**
  * Where the deletion of one generation of a changefeed stands.
  *
+ * <pre>{@code
+ * DeletionStatus s = supervisor.deletion("orders", 3).join();
+ * boolean done = s.phase() == DeletionStatus.Phase.COMPLETED;
+ * }</pre>
+ *
  * @param id         the changefeed id
  * @param generation the generation
  * @param phase      in progress (possibly after failed attempts) or completed

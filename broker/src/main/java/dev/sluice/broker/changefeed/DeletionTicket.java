@@ -6,6 +6,11 @@ import java.util.concurrent.CompletableFuture;
  * The answer to a DELETE: which generation is being deleted and a future that completes when this
  * cleanup attempt does (exceptionally with {@link DeletionFailedException} when it failed).
  *
+ * <pre>{@code
+ * DeletionTicket t = supervisor.delete("orders", DeleteOptions.REMOVE_META).join();
+ * t.done().get(5, TimeUnit.SECONDS);   // or follow t.statusPath()
+ * }</pre>
+ *
  * @param id         the changefeed id
  * @param generation the generation being deleted
  * @param options    the deletion's options

@@ -5,6 +5,11 @@ import io.vertx.core.json.JsonObject;
 /**
  * Why a changefeed failed (or why its cleanup failed), as persisted and shown.
  *
+ * <pre>{@code
+ * FeedError e = record.lastError();
+ * if (e != null && !e.retryable()) System.out.println(e.code() + ": " + e.message());
+ * }</pre>
+ *
  * @param code      the {@code ErrorCode} name
  * @param message   what happened, for a person
  * @param retryable whether it is retried automatically

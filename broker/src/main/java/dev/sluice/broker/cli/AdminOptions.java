@@ -2,7 +2,13 @@ package dev.sluice.broker.cli;
 
 import picocli.CommandLine.Option;
 
-/** Options every admin client command shares: which server, and raw JSON output. */
+/**
+ * Options every admin client command shares: which server, and raw JSON output.
+ *
+ * <pre>{@code
+ * sluice changefeed list --server http://10.0.0.5:8301 --json
+ * }</pre>
+ */
 public final class AdminOptions {
 
   public static final String DEFAULT_SERVER = "http://127.0.0.1:8301";
