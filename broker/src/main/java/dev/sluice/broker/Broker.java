@@ -3,13 +3,13 @@ package dev.sluice.broker;
 import dev.sluice.broker.admin.AdminApiVerticle;
 import dev.sluice.broker.admin.AdminResources;
 import dev.sluice.broker.capture.CaptureStatus;
+import dev.sluice.broker.capture.PgLogicalCapture;
 import dev.sluice.broker.changefeed.ChangefeedConfig;
 import dev.sluice.broker.changefeed.ChangefeedStore;
 import dev.sluice.broker.changefeed.ChangefeedSupervisor;
 import dev.sluice.broker.changefeed.CommitClock;
 import dev.sluice.broker.changefeed.LocalHostBroker;
 import dev.sluice.broker.changefeed.StandardSinkConnector;
-import dev.sluice.broker.capture.PgLogicalCapture;
 import dev.sluice.broker.server.EventService;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.EventStoreConfig;
@@ -98,7 +98,8 @@ public final class Broker implements AutoCloseable {
       startAdmin();
       log.atInfo().addKeyValue("nodeId", config.nodeId()).addKeyValue("upstream", upstream.displayUrl())
           .addKeyValue("grpcAddress", eventService.identity().grpcAddress())
-          .addKeyValue("adminUrl", "http://" + adminAddress()).addKeyValue("slot", config.capture().slotName()).addKeyValue("mode", capture.status().mode())
+          .addKeyValue("adminUrl", "http://" + adminAddress())
+          .addKeyValue("slot", config.capture().slotName()).addKeyValue("mode", capture.status().mode())
           .addKeyValue("state", capture.status().state()).log("broker started");
     } catch (RuntimeException e) {
       close();

@@ -46,7 +46,7 @@ class HostedChangefeedEndToEndTest {
           .put("include", new JsonArray().add("public.*")).put("exclude", new JsonArray().add("public.scratch"))
           .put("start_ts", 0)
           .put("sink_uri", "jdbc:postgresql://127.0.0.1:" + downstream.port() + "/postgres?user=postgres")
-          .put("options", new JsonObject().put("table_poll_interval_ms", 200)));
+          .put("options", new JsonObject().put("table_poll_interval_ms", 1000)));   // rows land before discovery
       assertThat(created.status()).as(created.body()).isEqualTo(201);
 
       Random random = new Random(5);
