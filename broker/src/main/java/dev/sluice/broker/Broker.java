@@ -1,7 +1,15 @@
 package dev.sluice.broker;
 
+import dev.sluice.broker.admin.AdminApiVerticle;
+import dev.sluice.broker.admin.AdminResources;
 import dev.sluice.broker.capture.CaptureStatus;
 import dev.sluice.broker.capture.PgLogicalCapture;
+import dev.sluice.broker.changefeed.ChangefeedConfig;
+import dev.sluice.broker.changefeed.ChangefeedStore;
+import dev.sluice.broker.changefeed.ChangefeedSupervisor;
+import dev.sluice.broker.changefeed.CommitClock;
+import dev.sluice.broker.changefeed.LocalHostBroker;
+import dev.sluice.broker.changefeed.StandardSinkConnector;
 import dev.sluice.broker.server.EventService;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.EventStoreConfig;
@@ -31,8 +39,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One broker node: owns the event store, the schema store, the upstream (embedded or external), the
- * capture, the demo workload and the gRPC event service, starts them in that order and closes them in
- * reverse.
+ * capture, the demo workload, the gRPC event service, the hosted changefeeds and the admin HTTP API,
+ * starts them in that order and closes them in reverse.
  *
  * <pre>{@code
  * try (Broker broker = new Broker(BrokerConfig.embedded("node-1", Path.of("data")))) {
@@ -46,6 +54,7 @@ public final class Broker implements AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(Broker.class);
 
   private final BrokerConfig config;
+  private final ChangefeedConfig changefeedConfig;
   private final PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final Deque<AutoCloseable> opened = new ArrayDeque<>();
   private RocksEventStore events;
@@ -55,9 +64,17 @@ public final class Broker implements AutoCloseable {
   private DemoWorkload workload;
   private Vertx vertx;
   private EventService eventService;
+  private ChangefeedSupervisor changefeeds;
+  private AdminApiVerticle admin;
 
   public Broker(BrokerConfig config) {
+    this(config, ChangefeedConfig.defaults());
+  }
+
+  /** A broker hosting changefeeds with {@code changefeedConfig} (retry policy, delete wait). */
+  public Broker(BrokerConfig config, ChangefeedConfig changefeedConfig) {
     this.config = config;
+    this.changefeedConfig = changefeedConfig;
   }
 
   /**
@@ -78,8 +95,10 @@ public final class Broker implements AutoCloseable {
         workload = opened(DemoWorkload.start(upstream, config.demo()));
       }
       startEventService();
+      startAdmin();
       log.atInfo().addKeyValue("nodeId", config.nodeId()).addKeyValue("upstream", upstream.displayUrl())
           .addKeyValue("grpcAddress", eventService.identity().grpcAddress())
+          .addKeyValue("adminUrl", "http://" + adminAddress())
           .addKeyValue("slot", config.capture().slotName()).addKeyValue("mode", capture.status().mode())
           .addKeyValue("state", capture.status().state()).log("broker started");
     } catch (RuntimeException e) {
@@ -99,6 +118,19 @@ public final class Broker implements AutoCloseable {
     eventService = await(EventService.start(vertx, serve.eventService(), identity, serve.bindHost(), serve.grpcPort(),
         events, schemas, registry), "start the event service on " + serve.bindHost() + ":" + serve.grpcPort());
     opened(() -> await(eventService.close(), "stop the event service"));
+  }
+
+  private void startAdmin() {
+    ServeConfig serve = config.serve();
+    ChangefeedStore store = opened(ChangefeedStore.open(config.dataDir().resolve("changefeeds")));
+    CommitClock clock = new CommitClock(events, System::currentTimeMillis);
+    changefeeds = opened(ChangefeedSupervisor.start(store, changefeedConfig, new StandardSinkConnector(System.out),
+        new LocalHostBroker(eventService, events, schemas), vertx, clock, System::currentTimeMillis, registry));
+    admin = new AdminApiVerticle(new AdminResources(changefeeds, eventService, capture::status, clock, schemas,
+        registry), serve.bindHost(), serve.adminPort());
+    String id = await(vertx.deployVerticle(admin), "start the admin API on " + serve.bindHost() + ":" + serve.adminPort());
+    opened(() -> await(vertx.undeploy(id), "stop the admin API"));
+    eventService.announceAdminAddress(adminAddress());
   }
 
   private static <T> T await(io.vertx.core.Future<T> f, String what) {
@@ -148,6 +180,21 @@ public final class Broker implements AutoCloseable {
   /** The gRPC event service (started by {@link #start()}). */
   public EventService eventService() {
     return eventService;
+  }
+
+  /** The hosted changefeeds. */
+  public ChangefeedSupervisor changefeeds() {
+    return changefeeds;
+  }
+
+  /** The admin HTTP API (started by {@link #start()}). */
+  public AdminApiVerticle admin() {
+    return admin;
+  }
+
+  /** {@code host:port} of the admin HTTP API. */
+  public String adminAddress() {
+    return config.serve().bindHost() + ":" + admin.port();
   }
 
   /** The Vert.x instance the services run on. */

@@ -22,8 +22,8 @@ import picocli.CommandLine.Option;
  * }</pre>
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
-    description = "Run a broker node: capture the upstream PostgreSQL into the event and schema stores and serve"
-        + " dispatchers over gRPC.")
+    description = "Run a broker node: capture the upstream PostgreSQL into the event and schema stores, serve"
+        + " dispatchers over gRPC, host changefeeds and serve the admin HTTP API.")
 final class ServerCommand implements Callable<Integer> {
 
   private static final Logger log = LoggerFactory.getLogger(ServerCommand.class);
@@ -114,6 +114,7 @@ final class ServerCommand implements Callable<Integer> {
       return 1;
     }
     log.atInfo().addKeyValue("grpcAddress", broker.eventService().identity().grpcAddress())
+        .addKeyValue("adminUrl", "http://" + broker.adminAddress())
         .addKeyValue("upstream", broker.upstream().displayUrl()).addKeyValue("slot", config.capture().slotName())
         .addKeyValue("publication", config.capture().publicationName())
         .addKeyValue("ddlCapture", broker.captureStatus().mode()).addKeyValue("dataDir", config.dataDir())

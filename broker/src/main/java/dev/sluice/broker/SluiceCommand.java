@@ -1,10 +1,13 @@
 package dev.sluice.broker;
 
+import dev.sluice.broker.cli.ChangefeedCommand;
+import dev.sluice.broker.cli.TailCommand;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 /**
- * The {@code sluice} command line: {@code sluice server} runs a broker node.
+ * The {@code sluice} command line: {@code sluice server} runs a broker node, {@code sluice changefeed}
+ * manages its hosted changefeeds, {@code sluice tail} prints a table's change stream.
  *
  * <pre>{@code
  * java -jar broker/target/sluice.jar server --demo-workload
@@ -12,7 +15,7 @@ import picocli.CommandLine.Command;
  */
 @Command(name = "sluice", mixinStandardHelpOptions = true, version = "sluice 0.1.0",
     description = "Sluice changefeed event broker.",
-    subcommands = {ServerCommand.class})
+    subcommands = {ServerCommand.class, ChangefeedCommand.class, TailCommand.class})
 public final class SluiceCommand implements Runnable {
 
   @CommandLine.Spec

@@ -1,0 +1,168 @@
+package dev.sluice.broker.admin;
+
+import dev.sluice.broker.changefeed.ChangefeedSpec;
+import dev.sluice.broker.changefeed.ChangefeedSupervisor;
+import dev.sluice.broker.changefeed.DeleteOptions;
+import dev.sluice.broker.changefeed.DeletionTicket;
+import dev.sluice.broker.changefeed.InvalidChangefeedException;
+import dev.sluice.broker.changefeed.StrictJson;
+import io.vertx.core.Future;
+import io.vertx.core.http.HttpMethod;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * {@code /api/v1/changefeeds}: create, list, get, pause, resume, update (PATCH merges, PUT replaces),
+ * delete with {@code keep_meta}, and the status of a deletion. Request bodies and query parameters are
+ * strict: unknown ones are a 400 naming them.
+ *
+ * <p>DELETE waits up to the configured bound for the cleanup: 204 when it completed, 202 with
+ * {@code Location: /api/v1/changefeeds/{id}/deletion/{generation}} when it still runs, 503 (transient)
+ * or 500 with the error and the same Location when it failed (the changefeed stays REMOVING and a
+ * DELETE with the same {@code keep_meta} retries it).
+ */
+final class ChangefeedRoutes {
+
+  private static final String BASE = "/api/v1/changefeeds";
+  private static final Set<String> CREATE_KEYS = with(ChangefeedSpec.KEYS, "id");
+  private static final Set<String> UPDATE_KEYS = ChangefeedSpec.KEYS;
+
+  private final ChangefeedSupervisor changefeeds;
+  private final ChangefeedViews views;
+
+  ChangefeedRoutes(ChangefeedSupervisor changefeeds, ChangefeedViews views) {
+    this.changefeeds = changefeeds;
+    this.views = views;
+  }
+
+  void register(AdminRoutes routes) {
+    routes.add(HttpMethod.POST, BASE, Set.of(), this::create);
+    routes.add(HttpMethod.GET, BASE, Set.of("state"), this::list);
+    routes.add(HttpMethod.GET, BASE + "/{id}", Set.of(), ex -> render(ex, 200, changefeeds.get(ex.path("id"))));
+    routes.add(HttpMethod.PATCH, BASE + "/{id}", Set.of(), ex -> update(ex, true));
+    routes.add(HttpMethod.PUT, BASE + "/{id}", Set.of(), ex -> update(ex, false));
+    routes.add(HttpMethod.DELETE, BASE + "/{id}", Set.of("keep_meta"), this::delete);
+    routes.add(HttpMethod.POST, BASE + "/{id}/pause", Set.of(), ex -> {
+      ex.checkNoBody();
+      render(ex, 200, changefeeds.pause(ex.path("id")).thenCompose(r -> changefeeds.get(r.id())));
+    });
+    routes.add(HttpMethod.POST, BASE + "/{id}/resume", Set.of(), ex -> {
+      ex.checkNoBody();
+      render(ex, 200, changefeeds.resume(ex.path("id")).thenCompose(r -> changefeeds.get(r.id())));
+    });
+    routes.add(HttpMethod.GET, BASE + "/{id}/deletion/{generation}", Set.of(), ex -> {
+      long generation = positive("generation", ex.path("generation"));
+      ex.reply(200, changefeeds.deletion(ex.path("id"), generation).thenApply(s -> s.toJson()));
+    });
+  }
+
+  private void create(AdminExchange ex) {
+    StrictJson body = ex.body(CREATE_KEYS);
+    String id = body.requiredString("id");
+    ex.context().put(AdminRoutes.ID_KEY, id);
+    ChangefeedSpec spec = ChangefeedSpec.fromJson(body, 0);
+    Future<dev.sluice.broker.changefeed.ChangefeedSnapshot> created = Future.fromCompletionStage(
+        changefeeds.create(id, spec, body.has("start_ts")).thenCompose(r -> changefeeds.get(r.id())),
+        ex.context().vertx().getOrCreateContext());
+    ex.reply(201, created.compose(s -> ex.blocking(() -> views.render(s))).onSuccess(v ->
+        ex.context().response().putHeader("Location", BASE + "/" + id)));
+  }
+
+  private void list(AdminExchange ex) {
+    String state = ex.query("state");
+    if (state != null && !Set.of("NORMAL", "PAUSED", "FAILED", "REMOVING").contains(state)) {
+      throw InvalidChangefeedException.field("state", "must be NORMAL, PAUSED, FAILED or REMOVING, got \"" + state + "\"");
+    }
+    Future<List<dev.sluice.broker.changefeed.ChangefeedSnapshot>> all = Future.fromCompletionStage(changefeeds.list(),
+        ex.context().vertx().getOrCreateContext());
+    ex.reply(200, all.compose(list -> ex.blocking(() -> {
+      JsonArray arr = new JsonArray();
+      list.stream().filter(s -> state == null || s.record().state().name().equals(state))
+          .forEach(s -> arr.add(views.render(s)));
+      return new JsonObject().put("changefeeds", arr);
+    })));
+  }
+
+  private void update(AdminExchange ex, boolean merge) {
+    StrictJson body = ex.body(UPDATE_KEYS);
+    ChangefeedSpec replacement = merge ? null : full(body);
+    render(ex, 200, changefeeds.update(ex.path("id"), old -> merge ? old.patchedWith(body)
+        : replacement.withStartTs(old.startTs())).thenCompose(r -> changefeeds.get(r.id())));
+  }
+
+  private static ChangefeedSpec full(StrictJson body) {
+    if (body.has("start_ts")) {
+      throw InvalidChangefeedException.field("start_ts", "cannot be updated: an update resumes every table from the"
+          + " changefeed's checkpoint");
+    }
+    return ChangefeedSpec.fromJson(body, 0);   // absent keys take their defaults: PUT replaces the whole definition
+  }
+
+  private void delete(AdminExchange ex) {
+    ex.checkNoBody();
+    DeleteOptions options = keepMeta(ex.query("keep_meta"));
+    String id = ex.path("id");
+    long waitMs = changefeeds.config().deleteWait().toMillis();
+    Future<DeletionTicket> ticket = Future.fromCompletionStage(changefeeds.delete(id, options),
+        ex.context().vertx().getOrCreateContext());
+    ticket.onFailure(ex::fail).onSuccess(t -> {
+      CompletableFuture<Void> bounded = t.done().toCompletableFuture().orTimeout(waitMs, TimeUnit.MILLISECONDS);
+      Future.fromCompletionStage(bounded, ex.context().vertx().getOrCreateContext()).onComplete(ar -> {
+        if (ar.succeeded()) {
+          ex.json(204, null);
+        } else if (rootOf(ar.cause()) instanceof TimeoutException) {
+          ex.context().response().putHeader("Location", t.statusPath());
+          ex.reply(202, changefeeds.deletion(id, t.generation()).thenApply(s -> s.toJson()
+              .put("status_url", t.statusPath())));
+        } else {
+          ex.fail(rootOf(ar.cause()));
+        }
+      });
+    });
+  }
+
+  /** {@code keep_meta}: absent = false; only the exact words true and false are accepted. */
+  static DeleteOptions keepMeta(String value) {
+    if (value == null || value.equals("false")) {
+      return DeleteOptions.REMOVE_META;
+    }
+    if (value.equals("true")) {
+      return DeleteOptions.KEEP_META;
+    }
+    throw InvalidChangefeedException.field("keep_meta", "must be true or false, got \"" + value + "\"");
+  }
+
+  private void render(AdminExchange ex, int status,
+      CompletableFuture<dev.sluice.broker.changefeed.ChangefeedSnapshot> snapshot) {
+    ex.reply(status, Future.fromCompletionStage(snapshot, ex.context().vertx().getOrCreateContext())
+        .compose(s -> ex.blocking(() -> views.render(s))));
+  }
+
+  private static long positive(String name, String value) {
+    try {
+      long v = Long.parseLong(value);
+      if (v >= 1) {
+        return v;
+      }
+    } catch (NumberFormatException e) {
+      // reported below
+    }
+    throw InvalidChangefeedException.field(name, "must be a positive integer, got \"" + value + "\"");
+  }
+
+  private static Throwable rootOf(Throwable e) {
+    return e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+  }
+
+  private static Set<String> with(Set<String> base, String extra) {
+    Set<String> s = new HashSet<>(base);
+    s.add(extra);
+    return Set.copyOf(s);
+  }
+}

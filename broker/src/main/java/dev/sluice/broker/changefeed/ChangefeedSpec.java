@@ -1,0 +1,134 @@
+package dev.sluice.broker.changefeed;
+
+import dev.sluice.dispatcher.BrokerAddress;
+import dev.sluice.dispatcher.changefeed.TableFilter;
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * The definition of a hosted changefeed as an operator gives it: which brokers, which tables, from
+ * when, to which sink. Checked when built (errors name the field); the same JSON shape is accepted by
+ * the admin API and persisted in the changefeed store.
+ *
+ * <pre>{@code
+ * ChangefeedSpec spec = new ChangefeedSpec(List.of(), List.of("public.*"), List.of("public.tmp_*"), 0,
+ *     SinkUri.parse("jsonl:file:/tmp/out.jsonl"), ChangefeedOptions.defaults());
+ * }</pre>
+ *
+ * @param brokers broker gRPC addresses {@code host:port}; empty = this server
+ * @param include table rules ({@code schema.table} with globs {@code *} and {@code ?}), at least one
+ * @param exclude table rules that win over {@code include}
+ * @param startTs exclusive start ts (changes with a larger commit ts are delivered)
+ * @param sink    where changes go
+ * @param options tuning
+ */
+public record ChangefeedSpec(List<String> brokers, List<String> include, List<String> exclude, long startTs,
+    SinkUri sink, ChangefeedOptions options) {
+
+  /** Keys of the definition in JSON. */
+  public static final Set<String> KEYS = Set.of("brokers", "include", "exclude", "start_ts", "sink_uri", "options");
+
+  public ChangefeedSpec {
+    brokers = List.copyOf(Objects.requireNonNull(brokers, "brokers"));
+    include = List.copyOf(Objects.requireNonNull(include, "include"));
+    exclude = List.copyOf(Objects.requireNonNull(exclude, "exclude"));
+    Objects.requireNonNull(sink, "sink");
+    Objects.requireNonNull(options, "options");
+    for (String b : brokers) {
+      try {
+        BrokerAddress.parse(b);
+      } catch (IllegalArgumentException e) {
+        throw InvalidChangefeedException.field("brokers", "must hold host:port addresses: " + e.getMessage());
+      }
+    }
+    if (include.isEmpty()) {
+      throw InvalidChangefeedException.field("include", "needs at least one rule such as \"public.*\"");
+    }
+    for (String rule : include) {
+      checkRule("include", rule);
+    }
+    for (String rule : exclude) {
+      checkRule("exclude", rule);
+    }
+    if (startTs < 0) {
+      throw InvalidChangefeedException.field("start_ts", "must be >= 0, got " + startTs);
+    }
+  }
+
+  private static void checkRule(String field, String rule) {
+    if (rule == null || rule.startsWith("!")) {
+      throw InvalidChangefeedException.field(field, "rules are schema.table globs without '!', got \"" + rule + "\"");
+    }
+    try {
+      TableFilter.of(rule);
+    } catch (IllegalArgumentException e) {
+      throw InvalidChangefeedException.field(field, e.getMessage());
+    }
+  }
+
+  /** The dispatcher library's filter: the includes, and the excludes as {@code !rule}. */
+  public TableFilter filter() {
+    List<String> rules = new ArrayList<>(include);
+    for (String e : exclude) {
+      rules.add("!" + e);
+    }
+    return TableFilter.of(rules);
+  }
+
+  /**
+   * Reads a definition; {@code startTs} is used when the JSON has no {@code start_ts}.
+   *
+   * @throws InvalidChangefeedException naming the first bad field (unknown keys were refused by
+   *     {@code json}'s {@link StrictJson#of} already)
+   */
+  public static ChangefeedSpec fromJson(StrictJson json, long startTs) {
+    return new ChangefeedSpec(json.strings("brokers", List.of()), json.strings("include", List.of()),
+        json.strings("exclude", List.of()), json.longValue("start_ts", startTs), SinkUri.parse(json.requiredString(
+            "sink_uri")), ChangefeedOptions.fromJson(json.object("options", "option", ChangefeedOptions.KEYS)));
+  }
+
+  /**
+   * This definition with the keys of {@code patch} replaced (PATCH semantics); {@code start_ts} is not
+   * one of them, because an update resumes from the checkpoint.
+   */
+  public ChangefeedSpec patchedWith(StrictJson patch) {
+    if (patch.has("start_ts")) {
+      throw InvalidChangefeedException.field("start_ts", "cannot be updated: an update resumes every table from"
+          + " the changefeed's checkpoint");
+    }
+    StrictJson opts = patch.object("options", "option", ChangefeedOptions.KEYS);
+    ChangefeedOptions o = options;
+    if (opts != null) {
+      JsonObject merged = options.toJson();
+      merged.mergeIn(optsJson(patch));
+      o = ChangefeedOptions.fromJson(StrictJson.of(merged, "option", ChangefeedOptions.KEYS, "options."));
+    }
+    return new ChangefeedSpec(patch.strings("brokers", brokers), patch.strings("include", include),
+        patch.strings("exclude", exclude), startTs,
+        patch.has("sink_uri") ? SinkUri.parse(patch.requiredString("sink_uri")) : sink, o);
+  }
+
+  private static JsonObject optsJson(StrictJson patch) {
+    return patch.rawObject("options");
+  }
+
+  /** The persisted form, with the sink URI as given (credentials included). */
+  public JsonObject toJson() {
+    return new JsonObject().put("brokers", new JsonArray(brokers)).put("include", new JsonArray(include))
+        .put("exclude", new JsonArray(exclude)).put("start_ts", startTs).put("sink_uri", sink.uri())
+        .put("options", options.toJson());
+  }
+
+  /** The form the API shows: the sink URI without passwords. */
+  public JsonObject toPublicJson() {
+    return toJson().put("sink_uri", sink.redacted());
+  }
+
+  public ChangefeedSpec withStartTs(long ts) {
+    return new ChangefeedSpec(brokers, include, exclude, ts, sink, options);
+  }
+}

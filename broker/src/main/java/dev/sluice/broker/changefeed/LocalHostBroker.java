@@ -1,0 +1,47 @@
+package dev.sluice.broker.changefeed;
+
+import dev.sluice.broker.server.EventService;
+import dev.sluice.broker.store.EventStore;
+import dev.sluice.schema.SchemaStore;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The broker process the supervisor runs in: its own event service (reached on loopback when it
+ * listens on every interface) and stores.
+ *
+ * <pre>{@code
+ * HostBroker host = new LocalHostBroker(broker.eventService(), broker.eventStore(), broker.schemaStore());
+ * }</pre>
+ */
+public final class LocalHostBroker implements HostBroker {
+
+  private final EventService service;
+  private final EventStore events;
+  private final SchemaStore schema;
+
+  public LocalHostBroker(EventService service, EventStore events, SchemaStore schema) {
+    this.service = service;
+    this.events = events;
+    this.schema = schema;
+  }
+
+  @Override
+  public String grpcAddress() {
+    String address = service.identity().grpcAddress();
+    int colon = address.lastIndexOf(':');
+    String host = address.substring(0, colon);
+    boolean wildcard = host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
+    return wildcard ? "127.0.0.1:" + service.port() : address;
+  }
+
+  @Override
+  public long resolvedTs() {
+    return Math.min(events.resolvedTs(), schema.resolvedTs());
+  }
+
+  @Override
+  public CompletionStage<Long> dispatchersOf(String changefeedId) {
+    return service.controlPlane().dispatchers()
+        .map(all -> all.stream().filter(d -> changefeedId.equals(d.changefeedId())).count()).toCompletionStage();
+  }
+}

@@ -1,0 +1,51 @@
+package dev.sluice.broker.cli;
+
+import io.vertx.core.json.JsonArray;
+import io.vertx.core.json.JsonObject;
+import java.io.PrintWriter;
+
+/** Prints changefeeds for a person (the {@code --json} output is the server's JSON as is). */
+final class ChangefeedPrinter {
+
+  private static final String ROW = "%-24s %-9s %4s %20s %10s  %s%n";
+
+  private ChangefeedPrinter() {}
+
+  static void printList(PrintWriter out, JsonArray changefeeds) {
+    out.printf(ROW, "ID", "STATE", "GEN", "CHECKPOINT_TS", "LAG_MS", "SINK");
+    for (Object o : changefeeds) {
+      JsonObject c = (JsonObject) o;
+      out.printf(ROW, c.getString("id"), c.getString("state"), c.getLong("generation"), c.getLong("checkpoint_ts"),
+          c.getValue("lag_ms") == null ? "-" : c.getLong("lag_ms"),
+          c.getJsonObject("definition").getString("sink_uri"));
+    }
+  }
+
+  static void printOne(PrintWriter out, JsonObject c) {
+    JsonObject d = c.getJsonObject("definition");
+    out.printf("id:          %s (generation %d)%n", c.getString("id"), c.getLong("generation"));
+    out.printf("state:       %s%n", c.getString("state"));
+    out.printf("sink:        %s%n", d.getString("sink_uri"));
+    out.printf("tables:      include %s, exclude %s%n", d.getJsonArray("include").encode(),
+        d.getJsonArray("exclude").encode());
+    out.printf("start ts:    %d%n", d.getLong("start_ts"));
+    out.printf("checkpoint:  %d (lag %d ts, %s ms)%n", c.getLong("checkpoint_ts"), c.getLong("lag_ts"),
+        c.getValue("lag_ms") == null ? "-" : c.getLong("lag_ms"));
+    JsonObject error = c.getJsonObject("error");
+    if (error != null) {
+      out.printf("error:       %s: %s%n", error.getString("code"), error.getString("message"));
+    }
+    JsonObject deletion = c.getJsonObject("deletion");
+    if (deletion != null) {
+      out.printf("deletion:    %s (keep_meta=%s, attempts %d)%n", deletion.getString("status_url"),
+          deletion.getBoolean("keep_meta"), deletion.getInteger("attempts"));
+    }
+    JsonArray tables = c.getJsonArray("tables");
+    for (Object o : tables) {
+      JsonObject t = (JsonObject) o;
+      out.printf("  %-32s %-12s checkpoint %d  lag %d%n", t.getString("table"),
+          t.getString("dispatcher_state") == null ? "-" : t.getString("dispatcher_state"), t.getLong("checkpoint_ts"),
+          t.getLong("lag_ts"));
+    }
+  }
+}

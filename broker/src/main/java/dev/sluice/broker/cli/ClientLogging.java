@@ -1,0 +1,39 @@
+package dev.sluice.broker.cli;
+
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.LoggerContext;
+import ch.qos.logback.classic.encoder.PatternLayoutEncoder;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.ConsoleAppender;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Client commands print their results on stdout (JSON lines for {@code tail}): their log goes to
+ * stderr, warnings and errors only, so {@code sluice tail ... | jq} sees nothing but changes.
+ */
+final class ClientLogging {
+
+  private ClientLogging() {}
+
+  /** Sends every log event of WARN and above to stderr, and nothing to stdout. */
+  static void warningsToStderr() {
+    if (!(LoggerFactory.getILoggerFactory() instanceof LoggerContext context)) {
+      return;   // another SLF4J binding: leave its configuration alone
+    }
+    Logger root = context.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    root.detachAndStopAllAppenders();
+    PatternLayoutEncoder encoder = new PatternLayoutEncoder();
+    encoder.setContext(context);
+    encoder.setPattern("%d{HH:mm:ss.SSS} %-5level %logger{30} - %msg %kvp%n");
+    encoder.start();
+    ConsoleAppender<ILoggingEvent> err = new ConsoleAppender<>();
+    err.setContext(context);
+    err.setTarget("System.err");
+    err.setEncoder(encoder);
+    err.start();
+    root.addAppender(err);
+    root.setLevel(Level.WARN);
+    context.getLogger("dev.sluice").setLevel(Level.WARN);
+  }
+}
