@@ -55,7 +55,7 @@ public final class AdminApiVerticle extends VerticleBase {
     new ChangefeedRoutes(resources.changefeeds(), new ChangefeedViews(resources.clock())).register(routes);
     new DispatcherRoutes(resources).register(routes);
     new CaptureRoutes(resources).register(routes);
-    new MemberRoutes(resources, () -> host + ":" + actualPort).register(routes);
+    new MemberRoutes(resources).register(routes);
     new ConfigRoutes(resources).register(routes);
     declared = routes.declared();
     router.errorHandler(404, ctx -> unmatched(routes, ctx, 404, "NOT_FOUND", "no route " + ctx.request().method() + " "

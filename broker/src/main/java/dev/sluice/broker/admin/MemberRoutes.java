@@ -13,19 +13,16 @@ import java.util.Set;
 final class MemberRoutes {
 
   private final AdminResources resources;
-  private final java.util.function.Supplier<String> adminAddress;
 
-  /** {@code adminAddress}: EventService#identity() keeps the address known at its start, before the admin API listened. */
-  MemberRoutes(AdminResources resources, java.util.function.Supplier<String> adminAddress) {
+  MemberRoutes(AdminResources resources) {
     this.resources = resources;
-    this.adminAddress = adminAddress;
   }
 
   void register(AdminRoutes routes) {
     routes.add(HttpMethod.GET, "/api/v1/members", Set.of(), ex -> {
       NodeIdentity me = resources.eventService().identity();
       JsonObject member = new JsonObject().put("node_id", me.nodeId()).put("grpc_address", me.grpcAddress())
-          .put("admin_address", adminAddress.get()).put("incarnation", Long.toUnsignedString(me.incarnation()))
+          .put("admin_address", me.adminAddress() == null ? "" : me.adminAddress()).put("incarnation", Long.toUnsignedString(me.incarnation()))
           .put("resolved_ts", resources.servableTs()).put("state", "SERVING");
       ex.json(200, new JsonObject().put("this_node_id", me.nodeId()).put("members", new JsonArray().add(member)));
     });

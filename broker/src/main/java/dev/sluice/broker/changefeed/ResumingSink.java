@@ -15,28 +15,23 @@ import java.util.Map;
  * stdout), so the changefeed runtime resumes every table from where the changefeed was. Writes go
  * straight to the wrapped sink, which still skips what its own progress covers.
  *
- * <p>The reported checkpoint is the one of the moment the runtime starts, and does not move after:
- * the runtime starts a table it discovers later from the later of its creation ts and
- * {@code checkpoint().forTable(id)}, which for a table without progress is the changefeed checkpoint.
- * That checkpoint may have passed the creation of a table not yet discovered (it is the minimum over
- * the tables known), and rows written between the CREATE and the discovery would be skipped; with the
- * start-time value a table created while the runtime runs starts from its creation ts. (Workaround
- * for the dispatcher library's ChangefeedRuntime; a crash inside that window can still skip them.)
+ * <p>The kept checkpoint is merged in when the runtime asks, so it follows the wrapped sink's own
+ * progress. (The runtime caps the changefeed checkpoint at its last table listing, so it never passes
+ * the CREATE of a table it has not discovered yet.)
  */
 final class ResumingSink implements Sink {
 
   private final Sink sink;
-  private final SinkCheckpoint atStart;
+  private final SinkCheckpoint kept;
 
   ResumingSink(Sink sink, FeedCheckpoint kept) {
     this.sink = sink;
-    this.atStart = merged(sink.checkpoint(), kept.toSinkCheckpoint());
+    this.kept = kept.toSinkCheckpoint();
   }
 
-  /** The checkpoint when the runtime started (see the class comment for why it does not move). */
   @Override
   public SinkCheckpoint checkpoint() {
-    return atStart;
+    return merged(sink.checkpoint(), kept);
   }
 
   private static SinkCheckpoint merged(SinkCheckpoint own, SinkCheckpoint kept) {

@@ -102,6 +102,9 @@ public final class DataPlaneVerticle extends VerticleBase {
 
   /** The stores' resolved ts advanced: one pass is scheduled however many advances arrive meanwhile. */
   void onResolvedAdvanced() {
+    if (context == null) {
+      return; // not deployed yet: its first pass reads the resolved ts anyway
+    }
     if (resolvedPassScheduled.compareAndSet(false, true)) {
       context.runOnContext(v -> {
         resolvedPassScheduled.set(false);

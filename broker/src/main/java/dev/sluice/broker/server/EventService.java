@@ -42,7 +42,6 @@ public final class EventService {
   private static final Logger log = LoggerFactory.getLogger(EventService.class);
 
   private final Vertx vertx;
-  private final NodeIdentity identity;
   private final ControlPlaneVerticle controlPlane;
   private final DataPlaneRouter dataPlane;
   private final List<String> deployments;
@@ -51,11 +50,10 @@ public final class EventService {
   private final AtomicReference<EventServiceLimits> limits;
   private final Topologies topologies;
 
-  private EventService(Vertx vertx, NodeIdentity identity, ControlPlaneVerticle controlPlane, DataPlaneRouter dataPlane,
+  private EventService(Vertx vertx, ControlPlaneVerticle controlPlane, DataPlaneRouter dataPlane,
       List<String> deployments, int port, WorkerExecutor gcWorker, AtomicReference<EventServiceLimits> limits,
       Topologies topologies) {
     this.vertx = vertx;
-    this.identity = identity;
     this.controlPlane = controlPlane;
     this.dataPlane = dataPlane;
     this.deployments = deployments;
@@ -106,7 +104,7 @@ public final class EventService {
       topologies.update(me);
       log.atInfo().addKeyValue("nodeId", me.nodeId()).addKeyValue("grpcAddress", me.grpcAddress())
           .addKeyValue("dataPlanes", dataPlane.instances().size()).log("event service listening");
-      return new EventService(vertx, me, control, dataPlane, deployments, p, gcWorker, limits, topologies);
+      return new EventService(vertx, control, dataPlane, deployments, p, gcWorker, limits, topologies);
     }).onFailure(e -> {
       for (String id : deployments) {
         vertx.undeploy(id);
@@ -119,8 +117,9 @@ public final class EventService {
     return port;
   }
 
+  /** Who this node is, with the addresses announced so far. */
   public NodeIdentity identity() {
-    return identity;
+    return topologies.identity();
   }
 
   public ControlPlane controlPlane() {

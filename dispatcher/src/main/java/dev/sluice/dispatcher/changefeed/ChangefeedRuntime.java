@@ -95,6 +95,11 @@ public final class ChangefeedRuntime implements AutoCloseable {
   private volatile ChangefeedStatus status;
   private ChangefeedStatus.State state = ChangefeedStatus.State.STARTING;
   private long checkpointTs;
+  /**
+   * The ts of the last successful ListTables: tables created after it are not known yet, so the
+   * changefeed checkpoint (which promises every table's changes up to it) never passes it.
+   */
+  private long listedThroughTs;
   private Entry pushedBack;
   private long nextPollNanos;
 
@@ -103,6 +108,7 @@ public final class ChangefeedRuntime implements AutoCloseable {
     this.definition = definition;
     this.sink = sink;
     this.checkpointTs = Math.max(definition.startTs(), sink.checkpoint().checkpointTs());
+    this.listedThroughTs = checkpointTs;
     this.status = new ChangefeedStatus(definition.id(), state, checkpointTs, List.of(), null);
     this.applier = new Thread(this::run, "sluice-changefeed-" + definition.id());
     this.applier.setDaemon(true);
@@ -144,6 +150,9 @@ public final class ChangefeedRuntime implements AutoCloseable {
         if (System.nanoTime() - nextPollNanos >= 0) {
           discoverTables();
           nextPollNanos = System.nanoTime() + definition.tablePollInterval().toNanos();
+          if (pushedBack == null) {
+            flush(List.of(), Map.of()); // a newer listing may let the checkpoint move on
+          }
         }
         Entry first = pushedBack != null ? pushedBack : queue.poll(Math.min(200,
             Math.max(1, TimeUnit.NANOSECONDS.toMillis(nextPollNanos - System.nanoTime()))), TimeUnit.MILLISECONDS);
@@ -273,7 +282,8 @@ public final class ChangefeedRuntime implements AutoCloseable {
         min = Math.min(min, p.getValue().ts());
       }
     }
-    return min == Long.MAX_VALUE ? checkpointTs : Math.max(min, 0);
+    long known = min == Long.MAX_VALUE ? checkpointTs : Math.max(min, 0);
+    return Math.min(known, Math.max(listedThroughTs, checkpointTs));
   }
 
   // ---- tables --------------------------------------------------------------------------------
@@ -303,6 +313,7 @@ public final class ChangefeedRuntime implements AutoCloseable {
         }
       }
     }
+    listedThroughTs = Math.max(listedThroughTs, list.getAtTs());
     if (state == ChangefeedStatus.State.STARTING) {
       state = ChangefeedStatus.State.RUNNING;
     }
