@@ -26,7 +26,7 @@ public record EventServiceLimits(long scanRateBytesPerSecond, int scanConcurrenc
   public static final long DEFAULT_SCAN_RATE_BYTES_PER_SECOND = 1L << 30;
   /** Scans are CPU-bound RocksDB reads: more of them than cores only queues control work behind them. */
   public static final int DEFAULT_SCAN_CONCURRENCY = Math.max(2, Runtime.getRuntime().availableProcessors());
-  public static final long DEFAULT_CONNECTION_QUEUE_BYTES = 64L << 20;
+  public static final long DEFAULT_CONNECTION_QUEUE_BYTES = 8L << 20;
   public static final int DEFAULT_MAX_DISPATCHERS = 200_000;
   public static final int DEFAULT_SCAN_BATCH_BYTES = 1 << 20;
 

@@ -167,6 +167,7 @@ public final class JdbcUpsertSink implements Sink {
     }
     try {
       connection();
+      ensureTableBefore(ddl);
       List<String> statements = statementsFor(ddl);
       try (Statement st = connection.createStatement()) {
         for (String sql : statements) {
@@ -266,6 +267,24 @@ public final class JdbcUpsertSink implements Sink {
   }
 
   // ---- DDL -----------------------------------------------------------------------------------
+
+  /**
+   * A table the changefeed started after its CREATE (from the CREATE's commit ts, exclusive) exists in
+   * the target only once a row created it; a DDL before its first row would run against nothing. The
+   * table is created as it was before the DDL, which then applies as captured.
+   */
+  private void ensureTableBefore(DdlChange ddl) throws SQLException {
+    DdlType type = ddl.ddlType();
+    TableInfo before = ddl.tableInfoBefore();
+    if (type == DdlType.DDL_TYPE_CREATE_TABLE || type == DdlType.DDL_TYPE_DROP_TABLE || before.getTableName().isEmpty()
+        || ensuredTables.contains(before.getTableId()) || !config.createTables()
+        || tableExists(targetSchema(before), before.getTableName())) {
+      return;
+    }
+    LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", ddl.tableName())
+        .addKeyValue("commitTs", ddl.commitTs()).log("creating the table as it was before its first DDL here");
+    ensureTable(before, ddl.commitTs());
+  }
 
   private List<String> statementsFor(DdlChange ddl) throws SQLException {
     if (config.skippedDdlTypes().contains(ddl.ddlType())) {

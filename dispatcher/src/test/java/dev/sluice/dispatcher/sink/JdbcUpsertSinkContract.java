@@ -215,6 +215,16 @@ abstract class JdbcUpsertSinkContract {
         ORDERS, ORDERS_WITH_QTY), 501);   // replayed: skipped, not an error
   }
 
+  /** A table started after its CREATE and altered before its first row: the ALTER found no table. */
+  @Test
+  void aDdlBeforeTheFirstRowOfATableCreatesItAsItWasFirst() throws Exception {
+    sink.applyDdl(ddl(500, DdlType.DDL_TYPE_ADD_COLUMN, sameDialectAddQty(), config().dialect().wireName(),
+        ORDERS, ORDERS_WITH_QTY), 500);
+    sink.apply(List.of(txn(501, ORDERS_WITH_QTY, insert(ORDERS_WITH_QTY, 0, i(2), s("b"), nul(), i(7)))), 501);
+
+    assertThat(scalar("SELECT qty FROM " + orders() + " WHERE id = 2")).isEqualTo(7);
+  }
+
   @Test
   void ddlOfTheOtherDialectIsDerivedFromTheTableInfo() throws Exception {
     sink.apply(List.of(ins(101, 1, "a")), 101);
