@@ -1,0 +1,264 @@
+package dev.sluice.it;
+
+import io.vertx.core.Vertx;
+import io.vertx.core.VertxOptions;
+import io.vertx.core.buffer.Buffer;
+import io.vertx.core.net.NetClient;
+import io.vertx.core.net.NetClientOptions;
+import io.vertx.core.net.NetServer;
+import io.vertx.core.net.NetServerOptions;
+import io.vertx.core.net.NetSocket;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * A fault-injecting TCP proxy between collectors and a broker (Vert.x net): each accepted connection
+ * is paired with a new connection to the target, and bytes are forwarded according to the current
+ * {@link Fault}, which can be switched at any time. {@link #cutAll()} closes every open pair at once.
+ * It counts connections and bytes so a test can tell that a fault took effect.
+ *
+ * <p>Concurrency: both sockets of a pair live on the event loop that accepted the connection, so a
+ * pair's state needs no lock; the fault is a volatile read per buffer.
+ *
+ * <pre>{@code
+ * try (FaultProxy proxy = FaultProxy.start(broker.grpcPort())) {
+ *   client = SluiceClient.connect(ClientConfig.of(proxy.address()));
+ *   proxy.cutAll();                          // every stream breaks now
+ *   proxy.set(FaultProxy.Fault.delay(50));   // 50 ms each way from now on
+ * }
+ * }</pre>
+ */
+public final class FaultProxy implements AutoCloseable {
+
+  /** What the proxy does with the bytes it reads, in both directions. */
+  public enum Kind {
+    /** Forward as read, with back-pressure. */
+    PASS,
+    /** Forward each buffer {@code amount} ms after it was read. */
+    DELAY,
+    /** Accept and read, never forward (the peer sees a silent connection). */
+    BLACK_HOLE,
+    /** Forward {@code amount} more bytes per connection (both directions together), then close it. */
+    CUT_AFTER_BYTES
+  }
+
+  /** The proxy's current behaviour. */
+  public record Fault(Kind kind, long amount) {
+
+    public Fault {
+      if (amount < 0) {
+        throw new IllegalArgumentException("amount must be >= 0, got " + amount);
+      }
+    }
+
+    public static Fault pass() {
+      return new Fault(Kind.PASS, 0);
+    }
+
+    public static Fault delay(long ms) {
+      return new Fault(Kind.DELAY, ms);
+    }
+
+    public static Fault blackHole() {
+      return new Fault(Kind.BLACK_HOLE, 0);
+    }
+
+    public static Fault cutAfterBytes(long bytes) {
+      return new Fault(Kind.CUT_AFTER_BYTES, bytes);
+    }
+  }
+
+  private final Vertx vertx;
+  private final NetServer server;
+  private final NetClient client;
+  private final String targetHost;
+  private final int targetPort;
+  private final Set<Pair> pairs = ConcurrentHashMap.newKeySet();
+  private final AtomicLong connections = new AtomicLong();
+  private final AtomicLong cuts = new AtomicLong();
+  private final AtomicLong bytesForwarded = new AtomicLong();
+  private final AtomicLong bytesDropped = new AtomicLong();
+  private volatile Fault fault = Fault.pass();
+  private volatile long faultGeneration;
+
+  private FaultProxy(String targetHost, int targetPort) {
+    this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
+    this.targetHost = targetHost;
+    this.targetPort = targetPort;
+    this.client = vertx.createNetClient(new NetClientOptions().setConnectTimeout(5000).setTcpNoDelay(true));
+    this.server = vertx.createNetServer(new NetServerOptions().setHost("127.0.0.1").setPort(0).setTcpNoDelay(true));
+  }
+
+  /** A proxy on a free loopback port in front of {@code 127.0.0.1:targetPort}, passing bytes. */
+  public static FaultProxy start(int targetPort) {
+    return start(targetPort, 0);
+  }
+
+  /** A proxy on {@code listenPort} (0 = free) in front of {@code 127.0.0.1:targetPort}. */
+  public static FaultProxy start(int targetPort, int listenPort) {
+    FaultProxy p = new FaultProxy("127.0.0.1", targetPort);
+    p.server.connectHandler(p::onConnect);
+    try {
+      p.server.listen(listenPort, "127.0.0.1").await(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      p.close();
+      throw new IllegalStateException("the proxy could not listen within 30 s", e);
+    }
+    return p;
+  }
+
+  /** "127.0.0.1:port" to give to clients. */
+  public String address() {
+    return "127.0.0.1:" + server.actualPort();
+  }
+
+  public int port() {
+    return server.actualPort();
+  }
+
+  /** Switches the behaviour for every open and future connection; byte budgets count from now. */
+  public void set(Fault f) {
+    faultGeneration++;
+    fault = f;
+  }
+
+  public Fault fault() {
+    return fault;
+  }
+
+  /** Closes every open pair now (both sides); returns how many. Later connections are served as usual. */
+  public int cutAll() {
+    int n = 0;
+    for (Pair p : pairs) {
+      vertx.runOnContext(v -> p.close());
+      n++;
+    }
+    cuts.addAndGet(n);
+    return n;
+  }
+
+  /** Connections accepted since start. */
+  public long connections() {
+    return connections.get();
+  }
+
+  /** Pairs open now. */
+  public int openConnections() {
+    return pairs.size();
+  }
+
+  /** Pairs closed by {@link #cutAll()} or a byte budget. */
+  public long cuts() {
+    return cuts.get();
+  }
+
+  public long bytesForwarded() {
+    return bytesForwarded.get();
+  }
+
+  /** Bytes read and never forwarded (black hole, beyond a budget). */
+  public long bytesDropped() {
+    return bytesDropped.get();
+  }
+
+  private void onConnect(NetSocket in) {
+    connections.incrementAndGet();
+    in.pause();
+    client.connect(targetPort, targetHost).onSuccess(out -> {
+      Pair p = new Pair(in, out);
+      pairs.add(p);
+      p.wire();
+      in.resume();
+    }).onFailure(e -> in.close());
+  }
+
+  /** One proxied connection: the accepted socket and the socket to the target. */
+  private final class Pair {
+    private final NetSocket in;
+    private final NetSocket out;
+    private long budgetGeneration = -1;
+    private long budgetUsed;
+    private boolean closed;
+
+    Pair(NetSocket in, NetSocket out) {
+      this.in = in;
+      this.out = out;
+    }
+
+    void wire() {
+      in.handler(b -> forward(b, in, out));
+      out.handler(b -> forward(b, out, in));
+      in.closeHandler(v -> close());
+      out.closeHandler(v -> close());
+      in.exceptionHandler(e -> close());
+      out.exceptionHandler(e -> close());
+    }
+
+    private void forward(Buffer b, NetSocket from, NetSocket to) {
+      if (closed) {
+        return;
+      }
+      Fault f = fault;
+      switch (f.kind()) {
+        case PASS -> write(b, from, to);
+        case DELAY -> vertx.setTimer(Math.max(1, f.amount()), t -> {
+          if (!closed) {
+            to.write(b);
+            bytesForwarded.addAndGet(b.length());
+          }
+        });
+        case BLACK_HOLE -> bytesDropped.addAndGet(b.length());
+        case CUT_AFTER_BYTES -> {
+          if (budgetGeneration != faultGeneration) {
+            budgetGeneration = faultGeneration;
+            budgetUsed = 0;
+          }
+          long left = f.amount() - budgetUsed;
+          if (left >= b.length()) {
+            budgetUsed += b.length();
+            write(b, from, to);
+          } else {
+            if (left > 0) {
+              to.write(b.getBuffer(0, (int) left));
+              bytesForwarded.addAndGet(left);
+            }
+            bytesDropped.addAndGet(b.length() - Math.max(0, left));
+            cuts.incrementAndGet();
+            close();
+          }
+        }
+      }
+    }
+
+    private void write(Buffer b, NetSocket from, NetSocket to) {
+      to.write(b);
+      bytesForwarded.addAndGet(b.length());
+      if (to.writeQueueFull()) {
+        from.pause();
+        to.drainHandler(v -> from.resume());
+      }
+    }
+
+    void close() {
+      if (closed) {
+        return;
+      }
+      closed = true;
+      pairs.remove(this);
+      in.close();
+      out.close();
+    }
+  }
+
+  @Override
+  public void close() {
+    try {
+      server.close().await(10, TimeUnit.SECONDS);
+      vertx.close().await(30, TimeUnit.SECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      throw new IllegalStateException("the proxy did not close within its timeout", e);
+    }
+  }
+}
