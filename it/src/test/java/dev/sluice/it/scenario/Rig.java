@@ -43,6 +43,7 @@ final class Rig implements AutoCloseable {
       broker = BrokerProcess.start("broker", BrokerProcess.options(logs.data("broker"), up).withJvmArgs(brokerJvmArgs),
           logs.dir());
       FaultProxy proxy = FaultProxy.start(broker.grpcPort());
+      proxy.translateAdvertisedAddress();   // keep collectors that learned the broker from GetTopology on the proxy
       return new Rig(up, down, broker, proxy);
     } catch (RuntimeException e) {
       if (broker != null) {
