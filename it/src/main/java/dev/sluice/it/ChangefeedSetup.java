@@ -23,8 +23,10 @@ import java.util.Objects;
  * @param id           changefeed id (names its checkpoint rows)
  * @param filter       table filter patterns, e.g. {@code public.*}, {@code !public.tmp_*}
  * @param startTs      exclusive start ts where the sink holds nothing later
+ * @param dispatcherQueueBytes each dispatcher's queue, its credit (0 = the library's default)
  */
-public record ChangefeedSetup(List<String> brokers, String downstreamUrl, String id, List<String> filter, long startTs) {
+public record ChangefeedSetup(List<String> brokers, String downstreamUrl, String id, List<String> filter, long startTs,
+    long dispatcherQueueBytes) {
 
   public ChangefeedSetup {
     brokers = List.copyOf(brokers);
@@ -34,13 +36,18 @@ public record ChangefeedSetup(List<String> brokers, String downstreamUrl, String
   }
 
   public static ChangefeedSetup of(String broker, String downstreamUrl, String id, String... filter) {
-    return new ChangefeedSetup(List.of(broker), downstreamUrl, id, List.of(filter), 0);
+    return new ChangefeedSetup(List.of(broker), downstreamUrl, id, List.of(filter), 0, 0);
+  }
+
+  public ChangefeedSetup withDispatcherQueueBytes(long bytes) {
+    return new ChangefeedSetup(brokers, downstreamUrl, id, filter, startTs, bytes);
   }
 
   public ClientConfig clientConfig() {
-    return ClientConfig.of(brokers.toArray(String[]::new)).withCollectorId("it-" + id)
+    ClientConfig c = ClientConfig.of(brokers.toArray(String[]::new)).withCollectorId("it-" + id)
         .withHeartbeat(Duration.ofMillis(200), 5).withReconnectBackoff(Duration.ofMillis(50), Duration.ofSeconds(1))
         .withConnectTimeout(Duration.ofSeconds(5));
+    return dispatcherQueueBytes > 0 ? c.withDispatcherQueueBytes(dispatcherQueueBytes) : c;
   }
 
   public ChangefeedDefinition definition() {
@@ -59,7 +66,8 @@ public record ChangefeedSetup(List<String> brokers, String downstreamUrl, String
       a.add("--broker");
       a.add(b);
     }
-    a.addAll(List.of("--downstream", downstreamUrl, "--id", id, "--start-ts", Long.toString(startTs)));
+    a.addAll(List.of("--downstream", downstreamUrl, "--id", id, "--start-ts", Long.toString(startTs),
+        "--queue-bytes", Long.toString(dispatcherQueueBytes)));
     for (String f : filter) {
       a.add("--filter");
       a.add(f);
@@ -74,6 +82,7 @@ public record ChangefeedSetup(List<String> brokers, String downstreamUrl, String
     String url = null;
     String id = null;
     long start = 0;
+    long queue = 0;
     for (int i = 0; i < args.length; i += 2) {
       if (i + 1 >= args.length) {
         throw new IllegalArgumentException("option " + args[i] + " needs a value");
@@ -85,10 +94,11 @@ public record ChangefeedSetup(List<String> brokers, String downstreamUrl, String
         case "--id" -> id = v;
         case "--filter" -> filter.add(v);
         case "--start-ts" -> start = Long.parseLong(v);
+        case "--queue-bytes" -> queue = Long.parseLong(v);
         default -> throw new IllegalArgumentException("unknown option " + args[i]
-            + "; known: --broker, --downstream, --id, --filter, --start-ts");
+            + "; known: --broker, --downstream, --id, --filter, --start-ts, --queue-bytes");
       }
     }
-    return new ChangefeedSetup(brokers, url, id, filter, start);
+    return new ChangefeedSetup(brokers, url, id, filter, start, queue);
   }
 }

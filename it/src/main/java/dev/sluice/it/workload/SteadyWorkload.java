@@ -21,6 +21,7 @@ public final class SteadyWorkload extends Workload {
   private final String prefix;
   private final int tables;
   private final int keys;
+  private volatile String padding = "";
 
   private SteadyWorkload(PostgresServer upstream, String prefix, int tables, int keys) {
     super(upstream);
@@ -36,6 +37,12 @@ public final class SteadyWorkload extends Workload {
           + " (id bigint PRIMARY KEY, v bigint NOT NULL, note text)");
     }
     return new SteadyWorkload(upstream, prefix, tables, keys);
+  }
+
+  /** Pads every note to about {@code bytes} bytes (to move more data per row). */
+  public SteadyWorkload withNoteBytes(int bytes) {
+    padding = "x".repeat(Math.max(0, bytes - 24));
+    return this;
   }
 
   public String table(int i) {
@@ -60,7 +67,7 @@ public final class SteadyWorkload extends Workload {
           : pick < 8 ? "UPDATE " + table + " SET v = ?, note = ? WHERE id = ?" : "DELETE FROM " + table + " WHERE id = ?";
       try (PreparedStatement ps = c.prepareStatement(sql)) {
         long v = r.nextLong();
-        String note = "w" + writer + "-" + Long.toHexString(v);
+        String note = "w" + writer + "-" + Long.toHexString(v) + padding;
         if (pick < 5) {
           ps.setLong(1, id);
           ps.setLong(2, v);
