@@ -34,7 +34,9 @@ public final class ChildJvm implements AutoCloseable {
   private final Process process;
   private final Path log;
   private final PrintWriter stdin;
-  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  /** Output lines not yet awaited; bounded (the log file has them all), the oldest go first. */
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>(MAX_PENDING_LINES);
+  private static final int MAX_PENDING_LINES = 10_000;
 
   private ChildJvm(String name, Process process, Path log) {
     this.name = name;
@@ -81,12 +83,18 @@ public final class ChildJvm implements AutoCloseable {
         out.write(line);
         out.newLine();
         out.flush();
-        lines.add(line);
+        keep(line);
       }
     } catch (IOException e) {
-      lines.add("EOF " + e.getMessage());
+      keep("EOF " + e.getMessage());
     }
-    lines.add("EOF");
+    keep("EOF");
+  }
+
+  private void keep(String line) {
+    while (!lines.offer(line)) {
+      lines.poll();
+    }
   }
 
   /** Waits for a line starting with {@code prefix}; returns the rest of it. */
