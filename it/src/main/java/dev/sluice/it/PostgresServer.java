@@ -33,22 +33,26 @@ public final class PostgresServer implements AutoCloseable {
     this.pg = pg;
   }
 
-  /** A server a broker can capture: logical WAL, room for several slots. */
+  /**
+   * A server a broker can capture: logical WAL, room for several slots, and {@code synchronous_commit
+   * = on} (PostgreSQL's default): a walsender streams only flushed WAL, so with asynchronous commit every
+   * change would wait for the WAL writer (up to {@code wal_writer_delay}, 200 ms) before capture sees it.
+   */
   public static PostgresServer upstream() {
-    return start(Map.of("wal_level", "logical", "max_replication_slots", "10", "max_wal_senders", "10",
-        "max_connections", "300"));
+    return upstream(Map.of());
   }
 
   public static PostgresServer upstream(Map<String, String> extra) {
     java.util.HashMap<String, String> s = new java.util.HashMap<>(Map.of("wal_level", "logical",
-        "max_replication_slots", "10", "max_wal_senders", "10", "max_connections", "300"));
+        "max_replication_slots", "10", "max_wal_senders", "10", "max_connections", "300",
+        "synchronous_commit", "on"));
     s.putAll(extra);
     return start(s);
   }
 
-  /** A plain server for sinks. */
+  /** A plain server for sinks (asynchronous commit: the sink's own durability is not under test). */
   public static PostgresServer downstream() {
-    return start(Map.of("max_connections", "300"));
+    return start(Map.of("max_connections", "300", "synchronous_commit", "off"));
   }
 
   private static PostgresServer start(Map<String, String> settings) {
@@ -61,7 +65,6 @@ public final class PostgresServer implements AutoCloseable {
           .setPgBinaryResolver(PostgresServer::firstBinaryOnClasspath)
           .setPGStartupWait(java.time.Duration.ofSeconds(60))
           .setServerConfig("fsync", "off")
-          .setServerConfig("synchronous_commit", "off")
           .setServerConfig("full_page_writes", "off");
       settings.forEach(b::setServerConfig);
       return new PostgresServer(b.start());

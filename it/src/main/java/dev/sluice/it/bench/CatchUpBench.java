@@ -43,6 +43,9 @@ final class CatchUpBench {
     Path dir = Files.createTempDirectory(work, "catchup");
     List<Double> catchUpRates = new ArrayList<>();
     List<Double> liveDuring = new ArrayList<>();
+    List<Double> brokerCpu = new ArrayList<>();
+    List<Double> harnessCpu = new ArrayList<>();
+    List<Double> wall = new ArrayList<>();
     double liveBefore;
     try (ChildJvm b = ChildJvm.start("catchup", BenchBroker.class, List.of("-Xmx4g"),
         List.of(dir.toString(), "2", Integer.toString(rows), Integer.toString(ROW_BYTES), Integer.toString(TXN_ROWS), "1"),
@@ -67,6 +70,8 @@ final class CatchUpBench {
           live.latencyMicros.clear();
           BenchCollector c = new BenchCollector(vertx, port, "catchup-" + run, true);
           try {
+            double cpuBroker0 = ProcessCpu.seconds(b.pid());
+            double cpuSelf0 = ProcessCpu.self();
             long t0 = System.nanoTime();
             c.subscribe(DispatcherId.random(), TableSpan.wholeTable(1), startTs);
             long deadline = t0 + TimeUnit.MINUTES.toNanos(30);
@@ -77,11 +82,17 @@ final class CatchUpBench {
               pause(20);
             }
             double seconds = (System.nanoTime() - t0) / 1e9;
-            System.out.printf("catch-up %s: %,d rows in %.2f s = %,.0f rows/s; live p99 during %.1f ms%n",
-                run == 0 ? "warm-up" : "run " + run, rows, seconds, rows / seconds, p99Ms(live));
+            double cpuBroker = ProcessCpu.seconds(b.pid()) - cpuBroker0;
+            double cpuSelf = ProcessCpu.self() - cpuSelf0;
+            System.out.printf("catch-up %s: %,d rows in %.2f s = %,.0f rows/s; live p99 during %.1f ms; CPU s: broker"
+                    + " %.2f, harness %.2f%n", run == 0 ? "warm-up" : "run " + run, rows, seconds, rows / seconds,
+                p99Ms(live), cpuBroker, cpuSelf);
             if (run > 0) {
               catchUpRates.add(rows / seconds);
               liveDuring.add(p99Ms(live));
+              brokerCpu.add(cpuBroker);
+              harnessCpu.add(cpuSelf);
+              wall.add(seconds);
             }
           } finally {
             c.close();
@@ -107,8 +118,10 @@ final class CatchUpBench {
     double raw = Stats.median(rawRates);
     String how = String.format("%,d rows of ~%d B in %d-row transactions, one dispatcher from ts 0 (whole table) over "
         + "loopback gRPC, every message parsed; raw = RocksIterator over the rows column family of the same store, "
-        + "key and value copied per entry, after the broker closed it; %d runs after a warm-up", rows, ROW_BYTES,
-        TXN_ROWS, runs);
+        + "key and value copied per entry, after the broker closed it; %d runs after a warm-up; per catch-up (median)"
+        + " %.2f s wall, broker JVM %.2f CPU s, harness JVM (collector parsing, live load) %.2f CPU s on %d cores",
+        rows, ROW_BYTES, TXN_ROWS, runs, Stats.median(wall), Stats.median(brokerCpu), Stats.median(harnessCpu),
+        Runtime.getRuntime().availableProcessors());
     return List.of(
         new Figure("catchup_rows_per_s", "catch-up rows/s of one dispatcher " + String.format("%,d", rows) + " rows back",
             catchUp, "rows/s", Double.NaN, true, raw, runs, how),
