@@ -44,13 +44,21 @@ final class EndToEndLatencyBench {
 
   List<Figure> run(Duration window, Duration warmUp) throws Exception {
     ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+    ConcurrentLinkedQueue<long[]> arrivals = new ConcurrentLinkedQueue<>();   // {arrived ms, latency ms}
     AtomicBoolean recording = new AtomicBoolean();
     AtomicBoolean writing = new AtomicBoolean(true);
     AtomicLong rowsWritten = new AtomicLong();
     double achievedRowsPerSecond;
+    double[] worst;
+    double[] share;
+    long spikes;
+    double gcPauseMaxMs;
+    Path dir = Files.createTempDirectory(work, "e2e");
+    Path gcLog = logs.resolve("e2e-broker-gc.log");
     try (PostgresServer up = PostgresServer.upstream();
-         BrokerProcess broker = BrokerProcess.start("e2e-broker",
-             BrokerProcess.options(Files.createTempDirectory(work, "e2e"), up).withJvmArgs(List.of("-Xmx1g")), logs)) {
+         BrokerProcess broker = BrokerProcess.start("e2e-broker", BrokerProcess.options(dir, up)
+             .withJvmArgs(List.of("-Xmx1g", "-Xlog:gc:file=" + gcLog)), logs);
+         StallProbe probe = StallProbe.start(dir)) {
       up.exec("CREATE TABLE public.e2e (id bigint PRIMARY KEY, payload text NOT NULL)");
       long startTs = up.currentLsn();
       try (SluiceClient client = SluiceClient.connect(ClientConfig.of(broker.grpcAddress()).withCollectorId("e2e"))) {
@@ -60,7 +68,9 @@ final class EndToEndLatencyBench {
           public void onTransaction(Transaction txn) {
             if (recording.get()) {
               java.time.Instant now = java.time.Instant.now();   // microsecond resolution on Linux
-              latencies.add(now.getEpochSecond() * 1_000_000 + now.getNano() / 1000 - txn.commitTimeMicros());
+              long micros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1000 - txn.commitTimeMicros();
+              latencies.add(micros);
+              arrivals.add(new long[] {now.toEpochMilli(), micros / 1000});
             }
             handle[0].acknowledge(txn.checkpoint());
           }
@@ -86,21 +96,32 @@ final class EndToEndLatencyBench {
         sleep(window);
         recording.set(false);
         achievedRowsPerSecond = (rowsWritten.get() - rows0) / ((System.nanoTime() - t0) / 1e9);
+        long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
+        long p99Micros = sorted.length == 0 ? 0 : sorted[Math.max(0, (int) Math.ceil(sorted.length * 0.99) - 1)];
+        List<long[]> slow = arrivals.stream().filter(a -> a[1] * 1000 >= p99Micros).toList();
+        spikes = slow.size();
+        share = probe.coincidingShare(slow, 50, 100);
+        worst = probe.worst();
         writing.set(false);
         for (Thread t : writers) {
           t.join(TimeUnit.SECONDS.toMillis(30));
         }
       }
     }
+    gcPauseMaxMs = maxGcPauseMs(gcLog);
     long[] nanos = latencies.stream().mapToLong(us -> us * 1000).toArray();
     double p50 = Stats.percentileNanosToMs(nanos, 50);
     double p99 = Stats.percentileNanosToMs(nanos, 99);
     System.out.printf("e2e: %,d transactions measured at %,.0f rows/s: p50 %.1f ms, p99 %.1f ms%n", nanos.length,
         achievedRowsPerSecond, p50, p99);
+    String stalls = String.format("of the %d transactions at or above p99, %.0f %% arrived within 100 ms of a probe fsync"
+        + " > 50 ms and %.0f %% of a probe wake-up > 50 ms late (worst fsync %.0f ms, worst wake-up delay %.0f ms);"
+        + " longest broker GC pause %.0f ms", spikes, share[0] * 100, share[1] * 100, worst[0], worst[1], gcPauseMaxMs);
+    System.out.println("e2e stalls: " + stalls);
     String how = String.format("broker process capturing PostgreSQL 17 (fsync off); %d writers x %d txns/s x %d-row "
         + "inserts (target 10,000 rows/s, achieved %,.0f); listener time - PostgreSQL commit time, %,d transactions "
-        + "over %d s after a %d s warm-up", WRITERS, TXNS_PER_SECOND_PER_WRITER, ROWS_PER_TXN, achievedRowsPerSecond,
-        nanos.length, window.toSeconds(), warmUp.toSeconds());
+        + "over %d s after a %d s warm-up; %s", WRITERS, TXNS_PER_SECOND_PER_WRITER, ROWS_PER_TXN,
+        achievedRowsPerSecond, nanos.length, window.toSeconds(), warmUp.toSeconds(), stalls);
     return List.of(
         new Figure("e2e_p50_ms", "upstream commit -> dispatcher listener, p50", p50, "ms", Double.NaN, false, Double.NaN,
             1, how),
@@ -134,6 +155,16 @@ final class EndToEndLatencyBench {
       }
     } catch (Exception e) {
       throw new IllegalStateException("e2e writer failed", e);
+    }
+  }
+
+  /** The longest pause in a {@code -Xlog:gc} file ("... 12.345ms" at the end of pause lines), ms. */
+  private static double maxGcPauseMs(Path gcLog) {
+    try {
+      return Files.readAllLines(gcLog).stream().filter(l -> l.contains("Pause") && l.endsWith("ms"))
+          .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1, l.length() - 2))).max().orElse(0);
+    } catch (java.io.IOException | RuntimeException e) {
+      return Double.NaN;
     }
   }
 
