@@ -53,6 +53,8 @@ final class EndToEndLatencyBench {
     double[] share;
     long spikes;
     double gcPauseMaxMs;
+    double rawP50;
+    double rawP99;
     Path dir = Files.createTempDirectory(work, "e2e");
     Path gcLog = logs.resolve("e2e-broker-gc.log");
     try (PostgresServer up = PostgresServer.upstream();
@@ -61,6 +63,12 @@ final class EndToEndLatencyBench {
          StallProbe probe = StallProbe.start(dir)) {
       up.exec("CREATE TABLE public.e2e (id bigint PRIMARY KEY, payload text NOT NULL)");
       long startTs = up.currentLsn();
+      long tableId = up.queryLong("SELECT 'public.e2e'::regclass::oid");
+      // a second, bare consumer of the same table (BenchCollector: gRPC + parse, no library) tells the
+      // broker's share of the latency from the dispatcher library's
+      io.vertx.core.Vertx rawVertx = io.vertx.core.Vertx.vertx(new io.vertx.core.VertxOptions().setEventLoopPoolSize(1));
+      BenchCollector raw = new BenchCollector(rawVertx, broker.grpcPort(), "e2e-raw", true);
+      raw.subscribe(dev.sluice.api.DispatcherId.random(), dev.sluice.api.TableSpan.wholeTable(tableId), startTs);
       try (SluiceClient client = SluiceClient.connect(ClientConfig.of(broker.grpcAddress()).withCollectorId("e2e"))) {
         SubscriptionHandle[] handle = new SubscriptionHandle[1];
         handle[0] = client.subscribe(Subscription.table("public.e2e").from(startTs), new ChangeListener() {
@@ -91,10 +99,17 @@ final class EndToEndLatencyBench {
         }
         sleep(warmUp);
         recording.set(true);
+        raw.recordLatency = true;
         long rows0 = rowsWritten.get();
         long t0 = System.nanoTime();
         sleep(window);
         recording.set(false);
+        raw.recordLatency = false;
+        long[] rawNanos = raw.latencyMicros.stream().mapToLong(us -> us * 1000).toArray();
+        rawP50 = Stats.percentileNanosToMs(rawNanos, 50);
+        rawP99 = Stats.percentileNanosToMs(rawNanos, 99);
+        raw.close();
+        rawVertx.close().await(30, TimeUnit.SECONDS);
         achievedRowsPerSecond = (rowsWritten.get() - rows0) / ((System.nanoTime() - t0) / 1e9);
         long[] sorted = latencies.stream().mapToLong(Long::longValue).sorted().toArray();
         long p99Micros = sorted.length == 0 ? 0 : sorted[Math.max(0, (int) Math.ceil(sorted.length * 0.99) - 1)];
@@ -118,10 +133,13 @@ final class EndToEndLatencyBench {
         + " > 50 ms and %.0f %% of a probe wake-up > 50 ms late (worst fsync %.0f ms, worst wake-up delay %.0f ms);"
         + " longest broker GC pause %.0f ms", spikes, share[0] * 100, share[1] * 100, worst[0], worst[1], gcPauseMaxMs);
     System.out.println("e2e stalls: " + stalls);
+    String bare = String.format("a bare gRPC consumer of the same table (no dispatcher library, ms clock) saw p50 %.0f ms,"
+        + " p99 %.0f ms", rawP50, rawP99);
+    System.out.println("e2e bare consumer: " + bare);
     String how = String.format("broker process capturing PostgreSQL 17 (fsync off); %d writers x %d txns/s x %d-row "
         + "inserts (target 10,000 rows/s, achieved %,.0f); listener time - PostgreSQL commit time, %,d transactions "
-        + "over %d s after a %d s warm-up; %s", WRITERS, TXNS_PER_SECOND_PER_WRITER, ROWS_PER_TXN,
-        achievedRowsPerSecond, nanos.length, window.toSeconds(), warmUp.toSeconds(), stalls);
+        + "over %d s after a %d s warm-up; %s; %s", WRITERS, TXNS_PER_SECOND_PER_WRITER, ROWS_PER_TXN,
+        achievedRowsPerSecond, nanos.length, window.toSeconds(), warmUp.toSeconds(), stalls, bare);
     return List.of(
         new Figure("e2e_p50_ms", "upstream commit -> dispatcher listener, p50", p50, "ms", Double.NaN, false, Double.NaN,
             1, how),
