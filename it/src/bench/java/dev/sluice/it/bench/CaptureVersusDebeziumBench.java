@@ -51,6 +51,7 @@ public final class CaptureVersusDebeziumBench {
 
   private final Path work;
   private final List<double[]> startups = new ArrayList<>();
+  private final List<double[]> cpu = new ArrayList<>();   // {Sluice, Debezium} JVM CPU µs per row
 
   public CaptureVersusDebeziumBench(Path work) {
     this.work = work;
@@ -62,6 +63,9 @@ public final class CaptureVersusDebeziumBench {
     List<Double> debezium = new ArrayList<>();
     List<Double> ratios = new ArrayList<>();
     long rowsPerRun = 0;
+    once(0, true, 1, 5, clients);   // warm-up of both readers' code in this JVM (JIT), not counted
+    cpu.clear();
+    startups.clear();
     for (int run = 1; run <= runs; run++) {
       double[] r = once(run, run % 2 == 1, scale, seconds, clients);
       sluice.add(r[0]);
@@ -73,8 +77,11 @@ public final class CaptureVersusDebeziumBench {
         + " (fsync off); Sluice capture into a durable RocksEventStore vs Debezium embedded engine 3.6.1.Final"
         + " (PostgresConnector, pgoutput, Connect format, in-memory offsets), each from its own slot created before the"
         + " workload, alternating order; rows/s from each reader's first row to the marker (start-up to the first row,"
-        + " median: Sluice %.1f s, Debezium %.1f s, not counted)", scale, seconds, clients, rowsPerRun,
-        Stats.median(startups.stream().map(x -> x[0]).toList()), Stats.median(startups.stream().map(x -> x[1]).toList()));
+        + " median: Sluice %.1f s, Debezium %.1f s, not counted); after one small warm-up run of both; JVM CPU per row"
+        + " (all threads of the reading JVM, PostgreSQL excluded), median: Sluice %.1f µs, Debezium %.1f µs",
+        scale, seconds, clients, rowsPerRun,
+        Stats.median(startups.stream().map(x -> x[0]).toList()), Stats.median(startups.stream().map(x -> x[1]).toList()),
+        Stats.median(cpu.stream().map(x -> x[0]).toList()), Stats.median(cpu.stream().map(x -> x[1]).toList()));
     return List.of(
         new Figure("capture_rows_per_s", "Sluice capture rows/s (pgbench WAL)", Stats.median(sluice), "rows/s", Double.NaN,
             true, Stats.median(debezium), runs, how + "; peer = Debezium rows/s"),
@@ -100,17 +107,28 @@ public final class CaptureVersusDebeziumBench {
       long endOid = pg.queryLong("SELECT 'bench_end'::regclass::oid");
       double[] sl;
       double[] dz;
+      double c0 = ProcessCpu.self();
+      double c1;
+      double c2;
       if (sluiceFirst) {
         sl = readSluice(pg, dir.resolve("sluice"), endOid);
+        c1 = ProcessCpu.self();
         dz = readDebezium(pg, dir.resolve("debezium"));
+        c2 = ProcessCpu.self();
+        cpu.add(new double[] {(c1 - c0) * 1e6 / sl[0], (c2 - c1) * 1e6 / dz[0]});
       } else {
         dz = readDebezium(pg, dir.resolve("debezium"));
+        c1 = ProcessCpu.self();
         sl = readSluice(pg, dir.resolve("sluice"), endOid);
+        c2 = ProcessCpu.self();
+        cpu.add(new double[] {(c2 - c1) * 1e6 / sl[0], (c1 - c0) * 1e6 / dz[0]});
       }
       System.out.printf("capture run %d (%s first, pgbench %.0f tps): Sluice %,.0f rows in %.2f s = %,.0f rows/s"
               + " (first row after %.2f s); Debezium %,.0f rows in %.2f s = %,.0f rows/s (first row after %.2f s);"
               + " ratio %.2f%n", run, sluiceFirst ? "Sluice" : "Debezium", Pgbench.tps(out), sl[0], sl[1], sl[0] / sl[1],
           sl[2], dz[0], dz[1], dz[0] / dz[1], dz[2], (sl[0] / sl[1]) / (dz[0] / dz[1]));
+      System.out.printf("capture run %d CPU per row: Sluice %.1f µs, Debezium %.1f µs (start-up included)%n", run,
+          cpu.get(cpu.size() - 1)[0], cpu.get(cpu.size() - 1)[1]);
       startups.add(new double[] {sl[2], dz[2]});
       return new double[] {sl[0] / sl[1], dz[0] / dz[1], sl[0]};
     } finally {

@@ -94,7 +94,7 @@ final class BenchReport {
    * Rewrites the summary section (right after the file's introduction): every figure of
    * {@code benchmarks.json} with its target and verdict, and how long the last run of each mode took.
    */
-  void writeSummary(java.time.Duration took) {
+  void writeSummary(java.time.Duration took, boolean complete) {
     try {
       Path json = docs.resolve("benchmarks.json");
       JsonArray all = Files.exists(json) ? new JsonArray(Files.readString(json)) : new JsonArray();
@@ -103,11 +103,15 @@ final class BenchReport {
       String otherMode = mode.equals("quick") ? "full" : "quick";
       java.util.regex.Matcher kept = java.util.regex.Pattern
           .compile("^- last " + otherMode + " run: .*$", java.util.regex.Pattern.MULTILINE).matcher(existing);
+      java.util.regex.Matcher same = java.util.regex.Pattern
+          .compile("^- last " + mode + " run: .*$", java.util.regex.Pattern.MULTILINE).matcher(existing);
       StringBuilder sb = new StringBuilder(SUMMARY).append("\n\n");
       sb.append("`make bench` (full: every figure, medians of 3 runs) and `make bench-quick` (quick: reduced sizes, one run,")
           .append(" for regressions) write this file and `docs/benchmarks.json`; a script can read `meets` per `id`.\n\n");
-      String line = "- last " + mode + " run: " + Math.round(took.toSeconds() / 60.0) + " min (" + took.toSeconds()
-          + " s) of the harness, commit " + commit + ", " + Instant.now() + " on " + machine();
+      // a run of some benchmarks only does not say how long the mode takes: keep the last complete run's line
+      String line = complete ? "- last " + mode + " run: " + Math.round(took.toSeconds() / 60.0) + " min ("
+          + took.toSeconds() + " s) of the harness, commit " + commit + ", " + Instant.now() + " on " + machine()
+          : same.find() ? same.group() : "- last " + mode + " run: (none complete yet)";
       if (mode.equals("quick")) {
         sb.append(kept.find() ? kept.group() + "\n" : "").append(line).append('\n');
       } else {

@@ -18,7 +18,6 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -51,7 +50,7 @@ class BankInvariantIT {
           "public.accounts");
       List<String> downstreamViolations = Collections.synchronizedList(new ArrayList<>());
       AtomicLong snapshots = new AtomicLong();
-      AtomicBoolean sampling = new AtomicBoolean(true);
+      java.util.concurrent.ScheduledExecutorService sampler = java.util.concurrent.Executors.newSingleThreadScheduledExecutor();
       try (LocalChangefeed cf = LocalChangefeed.start(setup);
            SluiceClient observer = SluiceClient.connect(setup.clientConfig().withCollectorId("observer"), meters)) {
         ReplicaListener l = new ReplicaListener(BankWorkload.TABLE, startTs, "balance");
@@ -68,9 +67,8 @@ class BankInvariantIT {
         };
         l.handle = observer.subscribe(Subscription.table(BankWorkload.TABLE).from(startTs), l);
         l.handle.streaming().toCompletableFuture().get(60, TimeUnit.SECONDS);
-        Thread sampler = new Thread(() -> sample(rig, bank.total(), sampling, snapshots, downstreamViolations),
-            "downstream-sampler");
-        sampler.start();
+        sampler.scheduleWithFixedDelay(() -> sample(rig, bank.total(), snapshots, downstreamViolations), 0, 50,
+            TimeUnit.MILLISECONDS);
         bank.start(4);
         try {
           for (int cut = 1; cut <= cuts; cut++) {
@@ -83,8 +81,8 @@ class BankInvariantIT {
           await().atMost(Duration.ofSeconds(60)).until(() -> l.resolvedTs() >= end);
           ConsistencyChecker.awaitCheckpoint(rig.downstream, "cf-bank", end, Duration.ofMinutes(2));
         } finally {
-          sampling.set(false);
-          sampler.join(TimeUnit.SECONDS.toMillis(30));
+          sampler.shutdown();
+          sampler.awaitTermination(30, TimeUnit.SECONDS);
         }
         System.out.printf("bank: %,d transfers, %,d resolved ts checked, %,d downstream snapshots%n", bank.committed(),
             checkedResolved.get(), snapshots.get());
@@ -99,27 +97,21 @@ class BankInvariantIT {
     }
   }
 
-  /** Reads the downstream sum and count in one statement, repeatedly, until told to stop. */
-  private static void sample(Rig rig, long total, AtomicBoolean sampling, AtomicLong snapshots, List<String> violations) {
-    try (Connection c = rig.downstream.connect(); Statement s = c.createStatement()) {
-      while (sampling.get()) {
-        try (ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(balance), 0) FROM " + BankWorkload.TABLE)) {
-          rs.next();
-          if (rs.getLong(1) == ACCOUNTS) {
-            snapshots.incrementAndGet();
-            if (rs.getLong(2) != total) {
-              violations.add("downstream sum " + rs.getLong(2) + ", expected " + total);
-            }
-          }
-        } catch (java.sql.SQLException e) {
-          if (!"42P01".equals(e.getSQLState())) {   // the sink has not created the table yet
-            throw e;
-          }
+  /** Reads the downstream sum and count in one statement (one snapshot of committed sink transactions). */
+  private static void sample(Rig rig, long total, AtomicLong snapshots, List<String> violations) {
+    try (Connection c = rig.downstream.connect(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT count(*), coalesce(sum(balance), 0) FROM " + BankWorkload.TABLE)) {
+      rs.next();
+      if (rs.getLong(1) == ACCOUNTS) {
+        snapshots.incrementAndGet();
+        if (rs.getLong(2) != total) {
+          violations.add("downstream sum " + rs.getLong(2) + ", expected " + total);
         }
-        TimeUnit.MILLISECONDS.sleep(20);   // sampling interval of the checker, not a wait for a condition
       }
-    } catch (Exception e) {
-      violations.add("sampler failed: " + e);
+    } catch (java.sql.SQLException e) {
+      if (!"42P01".equals(e.getSQLState())) {   // the sink has not created the table yet
+        violations.add("sampler failed: " + e);
+      }
     }
   }
 }

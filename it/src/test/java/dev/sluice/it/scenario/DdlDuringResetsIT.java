@@ -11,17 +11,13 @@ import dev.sluice.dispatcher.Transaction;
 import dev.sluice.it.ChangefeedSetup;
 import dev.sluice.it.ConsistencyChecker;
 import dev.sluice.it.LocalChangefeed;
-import dev.sluice.it.PostgresServer;
+import dev.sluice.it.workload.AppendWorkload;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -69,19 +65,17 @@ class DdlDuringResetsIT {
       long startTs = rig.upstream.currentLsn();
       SimpleMeterRegistry meters = new SimpleMeterRegistry();
       ChangefeedSetup setup = ChangefeedSetup.of(rig.proxy.address(), rig.downstream.jdbcUrl(), "cf-ddl", "public.ddl_*");
-      AtomicBoolean writing = new AtomicBoolean(true);
-      AtomicLong inserted = new AtomicLong();
-      Thread writer = new Thread(() -> insertLoop(rig.upstream, writing, inserted), "ddl-writer");
-      try (LocalChangefeed cf = LocalChangefeed.start(setup);
+      AppendWorkload writer = AppendWorkload.into(rig.upstream, "public.ddl_t");
+      try (writer; LocalChangefeed cf = LocalChangefeed.start(setup);
            SluiceClient observer = SluiceClient.connect(setup.clientConfig().withCollectorId("observer"), meters)) {
         SchemaListener l = new SchemaListener("public.ddl_t", startTs);
         l.handle = observer.subscribe(Subscription.table("public.ddl_t").from(startTs), l);
         l.handle.streaming().toCompletableFuture().get(60, TimeUnit.SECONDS);
-        writer.start();
+        writer.paced(200).start(1);
         List<Alter> done = new ArrayList<>();
         for (int k = 1; k <= alters; k++) {
-          long rowsBefore = inserted.get();
-          await().atMost(Duration.ofSeconds(30)).until(() -> inserted.get() > rowsBefore + 30);
+          long rowsBefore = writer.committed();
+          await().atMost(Duration.ofSeconds(30)).until(() -> writer.committed() > rowsBefore + 30);
           long epoch = l.handle.stats().epoch();
           rig.proxy.cutAll();                            // the dispatcher resets ...
           long before = rig.upstream.currentLsn();
@@ -93,8 +87,7 @@ class DdlDuringResetsIT {
           rig.proxy.cutAll();                            // ... and again right after the DDL
           await().atMost(Duration.ofSeconds(60)).until(() -> l.handle.stats().epoch() > epoch);
         }
-        writing.set(false);
-        writer.join(TimeUnit.SECONDS.toMillis(30));
+        writer.stop();
         long end = rig.upstream.currentLsn();
         await().atMost(Duration.ofSeconds(60)).until(() -> l.resolvedTs() >= end);
 
@@ -134,27 +127,7 @@ class DdlDuringResetsIT {
           assertThat(c.upstreamRows()).isPositive();
         }
         assertThat(Resets.unexpected(cf.meters())).as("resets for a protocol violation (changefeed)").isEmpty();
-      } finally {
-        writing.set(false);
-        writer.join(TimeUnit.SECONDS.toMillis(30));
       }
-    }
-  }
-
-  /** Inserts (id, v) one row per transaction; the columns the ALTERs add take their defaults. */
-  private static void insertLoop(PostgresServer upstream, AtomicBoolean writing, AtomicLong inserted) {
-    try (Connection c = upstream.connect();
-         PreparedStatement ps = c.prepareStatement("INSERT INTO public.ddl_t (id, v) VALUES (?, ?)")) {
-      long id = 0;
-      while (writing.get()) {
-        ps.setLong(1, ++id);
-        ps.setLong(2, id * 7);
-        ps.executeUpdate();
-        inserted.incrementAndGet();
-        TimeUnit.MILLISECONDS.sleep(5);   // pacing of the load generator, not a wait for a condition
-      }
-    } catch (Exception e) {
-      throw new IllegalStateException("insert loop failed", e);
     }
   }
 }

@@ -9,6 +9,7 @@ import dev.sluice.dispatcher.Subscription;
 import dev.sluice.it.ChangefeedSetup;
 import dev.sluice.it.ConsistencyChecker;
 import dev.sluice.it.DownstreamAudit;
+import dev.sluice.it.FaultProxy;
 import dev.sluice.it.LocalChangefeed;
 import dev.sluice.it.workload.SteadyWorkload;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
@@ -29,7 +30,9 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * violation (only the reasons of a new stream); per dispatcher, commit ts strictly increasing (none
  * delivered twice, order kept); each observer's in-memory copy equals the upstream table; the
  * changefeed's downstream tables equal the upstream row by row at a resolved ts past the workload; the
- * downstream audit shows no row applied twice.
+ * downstream audit shows no row applied twice. The proxy's other faults run once each after the cuts:
+ * a 30 ms delay each way (no reset), a 16 KiB byte budget per connection and a black hole (each breaks
+ * the streams; after PASS every dispatcher streams again with a higher epoch).
  */
 class EpochResetByStreamCutIT {
 
@@ -63,18 +66,26 @@ class EpochResetByStreamCutIT {
         }
         workload.paced(40).start(2);
         for (int cut = 1; cut <= cuts; cut++) {
-          long txnsBefore = listeners.stream().mapToLong(l -> l.transactions.get()).sum();
-          await().atMost(Duration.ofSeconds(60)).until(
-              () -> listeners.stream().mapToLong(l -> l.transactions.get()).sum() > txnsBefore + 20);
-          long[] epochs = listeners.stream().mapToLong(l -> l.handle.stats().epoch()).toArray();
+          long txnsBefore = total(listeners);
+          await().atMost(Duration.ofSeconds(60)).until(() -> total(listeners) > txnsBefore + 20);
+          long[] epochs = epochs(listeners);
           assertThat(rig.proxy.cutAll()).as("connections cut at cut %d", cut).isPositive();
-          await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
-            for (int i = 0; i < listeners.size(); i++) {
-              var stats = listeners.get(i).handle.stats();
-              assertThat(stats.state()).as("state of %s", listeners.get(i).name).isEqualTo(DispatcherState.STREAMING);
-              assertThat(stats.epoch()).as("epoch of %s", listeners.get(i).name).isGreaterThan(epochs[i]);
-            }
-          });
+          awaitHigherEpochs(listeners, epochs);
+        }
+        // the proxy's other faults: a delay alone resets nothing; a byte budget cuts streams mid-message; a
+        // silent broker (black hole) is noticed by the heartbeat timeout and left once it answers again
+        long[] beforeDelay = epochs(listeners);
+        rig.proxy.set(FaultProxy.Fault.delay(30));
+        long flowing = total(listeners);
+        await().atMost(Duration.ofSeconds(60)).until(() -> total(listeners) > flowing + 20);
+        assertThat(epochs(listeners)).as("epochs after a 30 ms delay each way").containsExactly(beforeDelay);
+        for (FaultProxy.Fault f : List.of(FaultProxy.Fault.cutAfterBytes(16 * 1024), FaultProxy.Fault.blackHole())) {
+          long[] before = epochs(listeners);
+          rig.proxy.set(f);
+          await().atMost(Duration.ofSeconds(60)).as("a stream broken by %s", f)
+              .until(() -> listeners.stream().anyMatch(l -> l.handle.state() != DispatcherState.STREAMING));
+          rig.proxy.set(FaultProxy.Fault.pass());
+          awaitHigherEpochs(listeners, before);
         }
         workload.stop();
         long end = rig.upstream.currentLsn();
@@ -96,5 +107,24 @@ class EpochResetByStreamCutIT {
         assertThat(rig.proxy.cuts()).isGreaterThanOrEqualTo(cuts);
       }
     }
+  }
+
+  private static long[] epochs(List<ReplicaListener> listeners) {
+    return listeners.stream().mapToLong(l -> l.handle.stats().epoch()).toArray();
+  }
+
+  private static long total(List<ReplicaListener> listeners) {
+    return listeners.stream().mapToLong(l -> l.transactions.get()).sum();
+  }
+
+  /** Every dispatcher STREAMING again (its handshake accepted) with an epoch above {@code before}. */
+  private static void awaitHigherEpochs(List<ReplicaListener> listeners, long[] before) {
+    await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
+      for (int i = 0; i < listeners.size(); i++) {
+        var stats = listeners.get(i).handle.stats();
+        assertThat(stats.state()).as("state of %s", listeners.get(i).name).isEqualTo(DispatcherState.STREAMING);
+        assertThat(stats.epoch()).as("epoch of %s", listeners.get(i).name).isGreaterThan(before[i]);
+      }
+    });
   }
 }
