@@ -82,7 +82,7 @@ class EpochResetByStreamCutIT {
         for (FaultProxy.Fault f : List.of(FaultProxy.Fault.cutAfterBytes(16 * 1024), FaultProxy.Fault.blackHole())) {
           long[] before = epochs(listeners);
           rig.proxy.set(f);
-          await().atMost(Duration.ofSeconds(60)).as("a stream broken by %s", f)
+          await("a stream broken by " + f).atMost(Duration.ofSeconds(60))
               .until(() -> listeners.stream().anyMatch(l -> l.handle.state() != DispatcherState.STREAMING));
           rig.proxy.set(FaultProxy.Fault.pass());
           awaitHigherEpochs(listeners, before);
