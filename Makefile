@@ -20,14 +20,14 @@ test: deps
 deps:
 	./scripts/install-test-deps.sh
 
-## it: the integration suite's full tier (real processes, fault injection, the issue's sizes; ~15-20 min)
+## it: the integration suite's full tier (real processes, fault injection, the issue's sizes; ~8 min of tests)
 it: deps
 	$(MVN) -DskipTests install
 	$(MVN) verify -pl it -Dit.tier=full
 
 ## bench: every benchmark: the it/ harness (capture vs Debezium, end-to-end latency, catch-up, stalled
 ## sink, event service; medians of 3 runs), then the modules' own (capture vs raw pgoutput, event store and
-## schema store JMH); writes docs/BENCHMARKS.md and docs/benchmarks.json. About 1.5 hours on 2 cores.
+## schema store JMH); writes docs/BENCHMARKS.md and docs/benchmarks.json. About 35-40 minutes on 2 cores.
 bench: deps
 	./scripts/bench.sh full
 	./scripts/bench-capture.sh

@@ -2,7 +2,7 @@
 # Runs the end-to-end benchmark harness (it/, dev.sluice.it.bench.BenchMain) and writes its sections of
 # docs/BENCHMARKS.md and its figures into docs/benchmarks.json.
 #   scripts/bench.sh quick            # make bench-quick: every harness figure reduced, one run (< 10 min)
-#   scripts/bench.sh full             # part of make bench: medians of 3 runs (~40-60 min on 2 cores)
+#   scripts/bench.sh full             # part of make bench: medians of 3 runs (~16 min of harness on 2 cores)
 #   scripts/bench.sh full e2e,catchup # only some: capture, e2e, catchup, stalled-sink, event-service
 #                                     #   (fanout, control-plane, idle-scale), all
 # Builds it/ with the Maven profile `bench`, the only build that downloads Debezium (the capture peer).

@@ -38,7 +38,10 @@ public final class FaultProxy implements AutoCloseable {
     PASS,
     /** Forward each buffer {@code amount} ms after it was read. */
     DELAY,
-    /** Accept and read, never forward (the peer sees a silent connection). */
+    /**
+     * Accept and read, never forward (the peer sees a silent connection). A connection that lost bytes
+     * to the black hole stays silent after a switch back, as a dead path would: TCP never skips bytes.
+     */
     BLACK_HOLE,
     /** Forward {@code amount} more bytes per connection (both directions together), then close it. */
     CUT_AFTER_BYTES
@@ -80,6 +83,7 @@ public final class FaultProxy implements AutoCloseable {
   private final AtomicLong cuts = new AtomicLong();
   private final AtomicLong bytesForwarded = new AtomicLong();
   private final AtomicLong bytesDropped = new AtomicLong();
+  private final AtomicLong bytesHeld = new AtomicLong();
   private volatile Fault fault = Fault.pass();
   private volatile long faultGeneration;
   private volatile byte[] advertisedFrom;
@@ -184,6 +188,11 @@ public final class FaultProxy implements AutoCloseable {
     return bytesForwarded.get();
   }
 
+  /** Bytes read and held back right now (delay). */
+  public long bytesHeld() {
+    return bytesHeld.get();
+  }
+
   /** Bytes read and never forwarded (black hole, beyond a budget). */
   public long bytesDropped() {
     return bytesDropped.get();
@@ -200,6 +209,9 @@ public final class FaultProxy implements AutoCloseable {
     }).onFailure(e -> in.close());
   }
 
+  /** Bytes held back until {@code atNanos}. */
+  private record Delayed(Buffer buffer, long atNanos) {}
+
   /** One proxied connection: the accepted socket and the socket to the target. */
   private final class Pair {
     private final NetSocket in;
@@ -207,8 +219,13 @@ public final class FaultProxy implements AutoCloseable {
     private long budgetGeneration = -1;
     private long budgetUsed;
     private boolean closed;
+    private boolean silenced;   // it lost bytes to a black hole: it never forwards again
     private Buffer held;   // broker bytes that may be the start of an address to translate
     private long heldTimer = -1;
+    // bytes held back per direction (DELAY); while any are pending, later bytes queue behind them,
+    // whatever the fault is by then, so a switch of fault never reorders a stream
+    private final java.util.ArrayDeque<Delayed> upDelayed = new java.util.ArrayDeque<>();
+    private final java.util.ArrayDeque<Delayed> downDelayed = new java.util.ArrayDeque<>();
 
     Pair(NetSocket in, NetSocket out) {
       this.in = in;
@@ -272,16 +289,18 @@ public final class FaultProxy implements AutoCloseable {
       if (closed) {
         return;
       }
+      if (silenced) {
+        bytesDropped.addAndGet(b.length());
+        return;
+      }
       Fault f = fault;
       switch (f.kind()) {
         case PASS -> write(b, from, to);
-        case DELAY -> vertx.setTimer(Math.max(1, f.amount()), t -> {
-          if (!closed) {
-            to.write(b);
-            bytesForwarded.addAndGet(b.length());
-          }
-        });
-        case BLACK_HOLE -> bytesDropped.addAndGet(b.length());
+        case DELAY -> later(b, to, from == in, System.nanoTime() + f.amount() * 1_000_000);
+        case BLACK_HOLE -> {
+          silenced = true;
+          bytesDropped.addAndGet(b.length());
+        }
         case CUT_AFTER_BYTES -> {
           if (budgetGeneration != faultGeneration) {
             budgetGeneration = faultGeneration;
@@ -293,8 +312,7 @@ public final class FaultProxy implements AutoCloseable {
             write(b, from, to);
           } else {
             if (left > 0) {
-              to.write(b.getBuffer(0, (int) left));
-              bytesForwarded.addAndGet(left);
+              write(b.getBuffer(0, (int) left), from, to);
             }
             bytesDropped.addAndGet(b.length() - Math.max(0, left));
             cuts.incrementAndGet();
@@ -304,7 +322,44 @@ public final class FaultProxy implements AutoCloseable {
       }
     }
 
+    /** Writes {@code b} at {@code atNanos}, and never before the bytes already delayed in this direction. */
+    private void later(Buffer b, NetSocket to, boolean up, long atNanos) {
+      java.util.ArrayDeque<Delayed> q = up ? upDelayed : downDelayed;
+      long at = q.isEmpty() ? atNanos : Math.max(atNanos, q.peekLast().atNanos());
+      q.add(new Delayed(b, at));
+      bytesHeld.addAndGet(b.length());
+      if (q.size() == 1) {
+        drainLater(q, to);
+      }
+    }
+
+    private void drainLater(java.util.ArrayDeque<Delayed> q, NetSocket to) {
+      long waitNanos = q.peek().atNanos() - System.nanoTime();
+      vertx.setTimer(Math.max(1, (waitNanos + 999_999) / 1_000_000), t -> {
+        if (closed) {
+          q.forEach(d -> bytesHeld.addAndGet(-d.buffer().length()));
+          q.clear();
+          return;
+        }
+        long now = System.nanoTime();
+        while (!q.isEmpty() && q.peek().atNanos() <= now) {
+          Buffer next = q.poll().buffer();
+          to.write(next);
+          bytesHeld.addAndGet(-next.length());
+          bytesForwarded.addAndGet(next.length());
+        }
+        if (!q.isEmpty()) {
+          drainLater(q, to);
+        }
+      });
+    }
+
     private void write(Buffer b, NetSocket from, NetSocket to) {
+      boolean up = from == in;
+      if (!(up ? upDelayed : downDelayed).isEmpty()) {
+        later(b, to, up, 0);   // delayed bytes of this direction are still pending: keep the order
+        return;
+      }
       to.write(b);
       bytesForwarded.addAndGet(b.length());
       if (to.writeQueueFull()) {

@@ -82,6 +82,20 @@ class FaultProxyTest {
   }
 
   @Test
+  void switchingFromDelayToPassKeepsTheByteOrder() throws Exception {
+    proxy.set(FaultProxy.Fault.delay(300));
+    try (Socket s = connect()) {
+      OutputStream out = s.getOutputStream();
+      out.write("first,".getBytes(StandardCharsets.US_ASCII));
+      out.flush();
+      await().atMost(Duration.ofSeconds(5)).until(() -> proxy.bytesHeld() == 6);
+      proxy.set(FaultProxy.Fault.pass());   // "first," is still held: "second" must not overtake it
+      out.write("second".getBytes(StandardCharsets.US_ASCII));
+      assertThat(new String(read(s.getInputStream(), 12), StandardCharsets.US_ASCII)).isEqualTo("first,second");
+    }
+  }
+
+  @Test
   void blackHoleReadsButNeverForwards() throws Exception {
     proxy.set(FaultProxy.Fault.blackHole());
     try (Socket s = connect()) {
@@ -90,6 +104,13 @@ class FaultProxyTest {
       InputStream in = s.getInputStream();
       assertThatThrownBy(in::read).as("nothing comes back from a black hole").isInstanceOf(SocketTimeoutException.class);
       await().atMost(Duration.ofSeconds(5)).until(() -> proxy.bytesDropped() == 100);
+      proxy.set(FaultProxy.Fault.pass());   // a connection that lost bytes stays silent: TCP never skips bytes
+      s.getOutputStream().write(new byte[10]);
+      assertThatThrownBy(in::read).isInstanceOf(SocketTimeoutException.class);
+    }
+    try (Socket fresh = connect()) {   // new connections are served again
+      fresh.getOutputStream().write(7);
+      assertThat(read(fresh.getInputStream(), 1)).containsExactly(7);
     }
   }
 
