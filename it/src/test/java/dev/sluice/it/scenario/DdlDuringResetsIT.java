@@ -116,11 +116,12 @@ class DdlDuringResetsIT {
         assertThat(l.rows).isEqualTo(rig.upstreamRows("public.ddl_t", "v"));
         assertThat(Resets.unexpected(meters)).as("resets for a protocol violation").isEmpty();
 
-        ConsistencyChecker.awaitCheckpoint(rig.downstream, "cf-ddl", end, Duration.ofMinutes(2));
         List<String> tables = new ArrayList<>(List.of("public.ddl_t"));
         for (int k = 1; k <= alters; k++) {
           tables.add("public.ddl_new_" + k);
         }
+        // per table: the changefeed checkpoint can pass a table it has not discovered yet (CheckpointAheadOfNewTableIT)
+        cf.awaitApplied(tables, end, Duration.ofMinutes(2));
         for (String table : tables) {
           var c = ConsistencyChecker.compare(rig.upstream, rig.downstream, table);
           assertThat(c.differences()).as("downstream %s", table).isEmpty();
