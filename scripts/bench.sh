@@ -1,10 +1,20 @@
 #!/usr/bin/env bash
-# Runs the end-to-end benchmark harness (it/) and writes docs/BENCHMARKS.md + docs/benchmarks.json.
-# usage: scripts/bench.sh quick|full [what,...]   (what: event-service; default: all harness benches)
+# Runs the end-to-end benchmark harness (it/, dev.sluice.it.bench.BenchMain) and writes its sections of
+# docs/BENCHMARKS.md and its figures into docs/benchmarks.json.
+#   scripts/bench.sh quick            # make bench-quick: every harness figure reduced, one run (< 10 min)
+#   scripts/bench.sh full             # part of make bench: medians of 3 runs (~16 min of harness on 2 cores)
+#   scripts/bench.sh full e2e,catchup # only some: capture, e2e, catchup, stalled-sink, event-service
+#                                     #   (fanout, control-plane, idle-scale), all
+# Builds it/ with the Maven profile `bench`, the only build that downloads Debezium (the capture peer).
+# Needs: mvn, java 17, pgbench (scripts/install-test-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mode=${1:-full}
-only=${2:-event-service}
-mvn -B -ntp -q -DskipTests install
+only=${2:-all}
+case "$mode" in quick|full) ;; *) echo "usage: $0 quick|full [benchmarks]" >&2; exit 2 ;; esac
+command -v pgbench >/dev/null || { echo "pgbench is missing: run scripts/install-test-deps.sh" >&2; exit 1; }
+mvn -B -ntp -q -Pbench -DskipTests -pl it -am package
 cp="$(cat it/target/bench.classpath):it/target/classes"
-exec java -Xmx2g -cp "$cp" dev.sluice.it.bench.BenchMain --mode "$mode" --docs docs --only "$only" --work it/target/bench
+mkdir -p it/target/bench
+exec java -Xmx4g -Djava.io.tmpdir="$PWD/it/target" -cp "$cp" dev.sluice.it.bench.BenchMain \
+  --mode "$mode" --docs docs --only "$only" --work it/target/bench

@@ -34,7 +34,9 @@ public final class ChildJvm implements AutoCloseable {
   private final Process process;
   private final Path log;
   private final PrintWriter stdin;
-  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>();
+  /** Output lines not yet awaited; bounded (the log file has them all), the oldest go first. */
+  private final BlockingQueue<String> lines = new LinkedBlockingQueue<>(MAX_PENDING_LINES);
+  private static final int MAX_PENDING_LINES = 10_000;
 
   private ChildJvm(String name, Process process, Path log) {
     this.name = name;
@@ -56,6 +58,9 @@ public final class ChildJvm implements AutoCloseable {
     try {
       Files.createDirectories(logDir);
       Path log = logDir.resolve(name + ".log");
+      for (int i = 2; Files.exists(log); i++) {   // a restarted child keeps the log of its earlier life
+        log = logDir.resolve(name + "-" + i + ".log");
+      }
       List<String> cmd = new ArrayList<>();
       cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
       cmd.addAll(jvmArgs);
@@ -78,12 +83,18 @@ public final class ChildJvm implements AutoCloseable {
         out.write(line);
         out.newLine();
         out.flush();
-        lines.add(line);
+        keep(line);
       }
     } catch (IOException e) {
-      lines.add("EOF " + e.getMessage());
+      keep("EOF " + e.getMessage());
     }
-    lines.add("EOF");
+    keep("EOF");
+  }
+
+  private void keep(String line) {
+    while (!lines.offer(line)) {
+      lines.poll();
+    }
   }
 
   /** Waits for a line starting with {@code prefix}; returns the rest of it. */
@@ -107,6 +118,35 @@ public final class ChildJvm implements AutoCloseable {
       Thread.currentThread().interrupt();
       throw new IllegalStateException(e);
     }
+  }
+
+  /** Waits for a line containing {@code fragment} (log lines start with a timestamp); returns the line. */
+  public String awaitOutput(String fragment, Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    try {
+      while (true) {
+        String line = lines.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+        if (line == null) {
+          throw new IllegalStateException(name + " printed no line with '" + fragment + "' within " + timeout + "; see "
+              + log);
+        }
+        if (line.contains(fragment)) {
+          return line;
+        }
+        if (line.startsWith("EOF")) {
+          throw new IllegalStateException(name + " exited (" + exitCodeOrRunning() + ") before '" + fragment
+              + "'; see " + log);
+        }
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** Forgets the output read so far, so a later await sees only new lines (e.g. after a restart). */
+  public void skipPendingOutput() {
+    lines.clear();
   }
 
   /** Sends a command line to the child's stdin. */

@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * upstream, and a stdin command protocol for the harness.
  *
  * <pre>
- * java -cp ... dev.sluice.it.bench.BenchBroker DIR TABLES ROWS_PER_TABLE ROW_BYTES TXN_ROWS
+ * java -cp ... dev.sluice.it.bench.BenchBroker DIR TABLES ROWS_PER_TABLE ROW_BYTES TXN_ROWS [LOADED_TABLES]
  * stdout: READY &lt;port&gt; &lt;lastTs&gt;
  * stdin:  HEAP            -> HEAP &lt;bytes used after GC&gt;
  *         INSERT t rows   -> INSERTED &lt;commitTs&gt;
@@ -42,6 +42,7 @@ public final class BenchBroker {
     int rowsPerTable = Integer.parseInt(args[2]);
     int rowBytes = Integer.parseInt(args[3]);
     int txnRows = Integer.parseInt(args[4]);
+    int loadedTables = args.length > 5 ? Integer.parseInt(args[5]) : tables;   // the others start empty
     var meters = new SimpleMeterRegistry();
     RocksEventStore events = RocksEventStore.open(EventStoreConfig.defaults(dir.resolve("events")), meters);
     RocksSchemaStore schema = RocksSchemaStore.open(SchemaStoreConfig.at(dir.resolve("schema")), meters);
@@ -50,7 +51,7 @@ public final class BenchBroker {
     for (int t = 1; t <= tables; t++) {
       source.createTable(t);
     }
-    for (int t = 1; t <= tables; t++) {
+    for (int t = 1; t <= loadedTables; t++) {
       for (int done = 0; done < rowsPerTable; done += txnRows) {
         source.insert(t, Math.min(txnRows, rowsPerTable - done), rowBytes, false);
       }

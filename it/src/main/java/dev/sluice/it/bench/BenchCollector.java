@@ -64,6 +64,9 @@ final class BenchCollector implements AutoCloseable {
   final AtomicLong totalRows = new AtomicLong();
   final AtomicLong readies = new AtomicLong();
   final AtomicLong handshakes = new AtomicLong();
+  /** Receive time minus commit time (µs, this machine's clock) of every DML batch, when recording. */
+  final java.util.concurrent.ConcurrentLinkedQueue<Long> latencyMicros = new java.util.concurrent.ConcurrentLinkedQueue<>();
+  volatile boolean recordLatency;
 
   BenchCollector(Vertx vertx, int port, String collectorId, boolean periodicCredit) throws Exception {
     this.vertx = vertx;
@@ -116,6 +119,9 @@ final class BenchCollector implements AutoCloseable {
           for (DataEvent e : m.getEventBatch().getEventsList()) {
             s.receivedBytes += e.getSerializedSize();
             if (e.hasDml()) {
+              if (recordLatency && e.getDml().getCommitTimeMicros() > 0) {
+                latencyMicros.add(System.currentTimeMillis() * 1000 - e.getDml().getCommitTimeMicros());
+              }
               s.rows += e.getDml().getRowsCount();
               totalRows.addAndGet(e.getDml().getRowsCount());
             }

@@ -2,21 +2,31 @@ package dev.sluice.it.bench;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
 
 /**
- * Entry point of {@code make bench} / {@code make bench-quick}: runs the end-to-end benchmarks and
- * writes their figures into {@code docs/BENCHMARKS.md} and {@code docs/benchmarks.json}.
+ * Entry point of {@code make bench} / {@code make bench-quick} ({@code scripts/bench.sh}): runs the
+ * end-to-end benchmarks and writes their figures into {@code docs/BENCHMARKS.md} (one section per
+ * benchmark, plus a summary of every figure) and {@code docs/benchmarks.json} (one object per figure,
+ * merged by id).
  *
  * <pre>
  * java -cp "$(cat it/target/bench.classpath):it/target/classes" dev.sluice.it.bench.BenchMain \
- *     --mode quick --docs docs --only event-service
+ *     --mode quick --docs docs --only capture,e2e,catchup,stalled-sink,event-service
  * </pre>
+ * Benchmarks: {@code capture} (Sluice vs Debezium; needs the Maven profile {@code bench}), {@code e2e},
+ * {@code catchup}, {@code stalled-sink}, {@code event-service} (= {@code fanout}, {@code control-plane},
+ * {@code idle-scale}); {@code all} runs every one.
  */
 public final class BenchMain {
+
+  private static final List<String> ALL = List.of("capture", "e2e", "catchup", "stalled-sink", "fanout",
+      "control-plane", "idle-scale");
 
   private BenchMain() {}
 
@@ -24,36 +34,95 @@ public final class BenchMain {
     List<String> a = Arrays.asList(args);
     String mode = value(a, "--mode", "full");
     Path docs = Path.of(value(a, "--docs", "docs"));
-    Set<String> only = Set.of(value(a, "--only", "event-service").split(","));
+    Set<String> only = expand(value(a, "--only", "all"));
     boolean quick = mode.equals("quick");
     Path work = Files.createDirectories(Path.of(value(a, "--work", "it/target/bench")));
     Path logs = Files.createDirectories(work.resolve("logs"));
     String command = quick ? "make bench-quick" : "make bench";
     BenchReport report = new BenchReport(docs, mode, command);
+    int runs = quick ? 1 : 3;
+    long started = System.nanoTime();
 
-    boolean all = only.contains("event-service");
-    if (all || only.contains("fanout") || only.contains("control-plane") || only.contains("idle-scale")) {
-      EventServiceBench es = new EventServiceBench(work, logs, quick);
-      List<Figure> figures = new ArrayList<>();
-      int runs = quick ? 1 : 3;
-      if (all || only.contains("fanout")) {
-        figures.add(es.fanOut(1, 1, quick ? 300_000 : 2_000_000, runs));
-        figures.add(es.fanOut(100, 10, quick ? 5_000 : 50_000, runs));
-        figures.add(es.fanOut(10_000, 100, quick ? 100 : 1_000, runs));
+    if (only.contains("capture")) {
+      report.write("## Capture: Sluice vs Debezium (it/ harness)", capture(work, runs, quick), """
+          Both readers run in the harness JVM, one after the other, over the same WAL; PostgreSQL runs beside them
+          on the same 2 cores. Sluice's figure includes making every batch durable (synced RocksDB writes) before
+          confirming the flush LSN; Debezium's in-memory offsets and Connect-format records do no durable work.""");
+    }
+    if (only.contains("e2e")) {
+      report.write("## End-to-end latency (it/ harness)", new EndToEndLatencyBench(work, logs)
+          .run(quick ? Duration.ofSeconds(15) : Duration.ofSeconds(60), quick ? Duration.ofSeconds(5) : Duration.ofSeconds(10)),
+          """
+          The broker, PostgreSQL and the harness (writers and the dispatcher) share the machine's cores. The
+          latency includes capture (decode, group commit with fsync), the store notification, the scan, gRPC and
+          the library's transaction assembly and listener hand-off.""");
+    }
+    if (only.contains("catchup")) {
+      report.write("## Catch-up (it/ harness)", new CatchUpBench(work, logs)
+          .run(quick ? 1_000_000 : 10_000_000, runs, quick ? Duration.ofSeconds(5) : Duration.ofSeconds(10)), """
+          The store is preloaded synthetically (`BenchBroker`, the rows and time marks capture would write), so the
+          figure measures the event service, not capture. The raw iteration is the ceiling of any reader of this
+          store: one RocksIterator pass copying keys and values, no decoding, no network.""");
+    }
+    if (only.contains("stalled-sink")) {
+      report.write("## Stalled sink (it/ harness)", new StalledSinkBench(work, logs)
+          .run(quick ? Duration.ofSeconds(10) : Duration.ofSeconds(60)), """
+          Scenario 6 of the integration suite (`SlowConsumerIT`) as a measurement.""");
+    }
+    List<Figure> es = new ArrayList<>();
+    if (only.contains("fanout") || only.contains("control-plane") || only.contains("idle-scale")) {
+      EventServiceBench bench = new EventServiceBench(work, logs, quick);
+      if (only.contains("fanout")) {
+        es.add(bench.fanOut(1, 1, quick ? 300_000 : 2_000_000, runs));
+        es.add(bench.fanOut(100, 10, quick ? 5_000 : 50_000, runs));
+        es.add(bench.fanOut(10_000, 100, quick ? 100 : 1_000, runs));
       }
-      if (all || only.contains("control-plane")) {
-        figures.addAll(es.controlPlaneLatency(quick ? 2_000 : 10_000, 100, quick ? 2_000 : 5_000, quick ? 50 : 200));
+      if (only.contains("control-plane")) {
+        es.addAll(bench.controlPlaneLatency(quick ? 2_000 : 10_000, 100, quick ? 2_000 : 5_000, quick ? 50 : 200));
       }
-      if (all || only.contains("idle-scale")) {
-        figures.addAll(es.idleScale(quick ? 20_000 : 100_000, 100));
+      if (only.contains("idle-scale")) {
+        es.addAll(bench.idleScale(quick ? 20_000 : 100_000, 100));
       }
-      report.write("## Event service (end to end, it/ harness)", figures, """
+      report.write("## Event service (end to end, it/ harness)", es, """
           The broker runs in its own JVM (`BenchBroker`: real RocksDB stores preloaded with synthetic rows, the
           real event service) and the collectors in the harness JVM, over loopback gRPC; both share the 2 cores.
           Collectors parse every message, as a consumer must. Quick mode (`make bench-quick`) uses smaller
           workloads and one run; its figures are for regressions, not for the targets.""");
     }
+    report.writeSummary(Duration.ofNanos(System.nanoTime() - started), only.containsAll(ALL));
     System.exit(0);
+  }
+
+  private static List<Figure> capture(Path work, int runs, boolean quick) throws Exception {
+    Object bench;
+    try {
+      bench = Class.forName("dev.sluice.it.bench.CaptureVersusDebeziumBench").getConstructor(Path.class)
+          .newInstance(work);
+    } catch (ClassNotFoundException e) {
+      throw new IllegalStateException("the capture benchmark needs Debezium: build it/ with the Maven profile 'bench'"
+          + " (scripts/bench.sh does)", e);
+    }
+    @SuppressWarnings("unchecked")
+    List<Figure> figures = (List<Figure>) bench.getClass().getMethod("run", int.class, int.class, int.class, int.class)
+        .invoke(bench, runs, quick ? 1 : 10, quick ? 10 : 30, 4);
+    return figures;
+  }
+
+  private static Set<String> expand(String only) {
+    Set<String> out = new LinkedHashSet<>();
+    for (String w : only.split(",")) {
+      switch (w.trim()) {
+        case "all" -> out.addAll(ALL);
+        case "event-service" -> out.addAll(List.of("fanout", "control-plane", "idle-scale"));
+        default -> {
+          if (!ALL.contains(w.trim())) {
+            throw new IllegalArgumentException("unknown benchmark '" + w + "'; known: all, event-service, " + ALL);
+          }
+          out.add(w.trim());
+        }
+      }
+    }
+    return out;
   }
 
   private static String value(List<String> args, String key, String dflt) {

@@ -1,0 +1,254 @@
+package dev.sluice.it.bench;
+
+import dev.sluice.broker.capture.CaptureConfig;
+import dev.sluice.broker.capture.PgLogicalCapture;
+import dev.sluice.broker.store.EventStoreConfig;
+import dev.sluice.broker.store.RocksEventStore;
+import dev.sluice.broker.upstream.UpstreamConfig;
+import dev.sluice.it.PostgresServer;
+import dev.sluice.it.workload.Pgbench;
+import dev.sluice.schema.RocksSchemaStore;
+import dev.sluice.schema.SchemaStoreConfig;
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.format.ChangeEventFormat;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.LockSupport;
+import org.apache.kafka.connect.source.SourceRecord;
+
+/**
+ * Question: how many row changes per second does Sluice's capture take from PostgreSQL into its
+ * durable event store, compared with the Debezium embedded engine's PostgreSQL connector (3.6.1.Final)
+ * reading the same pgbench WAL on the same machine in the same run?
+ *
+ * <p>Per run: a fresh PostgreSQL 17 (zonky, fsync off), {@code pgbench -i}, one publication and two
+ * slots created before the workload (Debezium's with the pgoutput plugin; Sluice's by its capture,
+ * started and stopped once), {@code pgbench -N} for the run's seconds, one marker row; then each reader
+ * reads its slot from the start until the marker: Sluice = {@link PgLogicalCapture} into a fresh
+ * RocksEventStore (decode, typed values, RowChange encoding, synced group commits, flush LSN
+ * confirmed); Debezium = the embedded engine with the Connect format (SourceRecords, no JSON
+ * serialization: its cheapest output), counting change records. The order alternates per run. Rates
+ * run from each reader's first row to the marker, so start-up (Debezium's is seconds) is not counted. Lives in {@code src/bench/java}: compiled only with the
+ * Maven profile {@code bench} ({@code scripts/bench.sh}).
+ */
+public final class CaptureVersusDebeziumBench {
+
+  private static final String SLUICE_SLOT = "bench_sluice";
+  private static final String DEBEZIUM_SLOT = "bench_debezium";
+
+  private final Path work;
+  private final List<double[]> startups = new ArrayList<>();
+  private final List<double[]> cpu = new ArrayList<>();   // {Sluice, Debezium} JVM CPU µs per row
+
+  public CaptureVersusDebeziumBench(Path work) {
+    this.work = work;
+  }
+
+  /** Called by {@code BenchMain} through reflection: the figures of {@code runs} runs. */
+  public List<Figure> run(int runs, int scale, int seconds, int clients) throws Exception {
+    List<Double> sluice = new ArrayList<>();
+    List<Double> debezium = new ArrayList<>();
+    List<Double> ratios = new ArrayList<>();
+    long rowsPerRun = 0;
+    once(0, true, 1, 5, clients);   // warm-up of both readers' code in this JVM (JIT), not counted
+    cpu.clear();
+    startups.clear();
+    for (int run = 1; run <= runs; run++) {
+      double[] r = once(run, run % 2 == 1, scale, seconds, clients);
+      sluice.add(r[0]);
+      debezium.add(r[1]);
+      ratios.add(r[0] / r[1]);
+      rowsPerRun = (long) r[2];
+    }
+    String how = String.format("pgbench -i -s %d then pgbench -N -T %d -c %d (~%,d row changes per run) on PostgreSQL 17"
+        + " (fsync off); Sluice capture into a durable RocksEventStore vs Debezium embedded engine 3.6.1.Final"
+        + " (PostgresConnector, pgoutput, Connect format, in-memory offsets), each from its own slot created before the"
+        + " workload, alternating order; rows/s from each reader's first row to the marker (start-up to the first row,"
+        + " median: Sluice %.1f s, Debezium %.1f s, not counted); after one small warm-up run of both; JVM CPU per row"
+        + " (all threads of the reading JVM, PostgreSQL excluded), median: Sluice %.1f µs, Debezium %.1f µs",
+        scale, seconds, clients, rowsPerRun,
+        Stats.median(startups.stream().map(x -> x[0]).toList()), Stats.median(startups.stream().map(x -> x[1]).toList()),
+        Stats.median(cpu.stream().map(x -> x[0]).toList()), Stats.median(cpu.stream().map(x -> x[1]).toList()));
+    return List.of(
+        new Figure("capture_rows_per_s", "Sluice capture rows/s (pgbench WAL)", Stats.median(sluice), "rows/s", Double.NaN,
+            true, Stats.median(debezium), runs, how + "; peer = Debezium rows/s"),
+        new Figure("capture_vs_debezium", "Sluice capture ÷ Debezium embedded engine, same WAL, same run",
+            Stats.median(ratios), "ratio", 3, true, Double.NaN, runs, how));
+  }
+
+  private double[] once(int run, boolean sluiceFirst, int scale, int seconds, int clients) throws Exception {
+    Path dir = Files.createTempDirectory(work, "capture-" + run);
+    try (PostgresServer pg = PostgresServer.upstream(Map.of("max_wal_size", "4GB", "checkpoint_timeout", "30min"))) {
+      Pgbench.run(pg, "-i", "-s", Integer.toString(scale), "-q");
+      pg.exec("CREATE TABLE bench_end (id int PRIMARY KEY)",
+          "CREATE PUBLICATION " + CaptureConfig.DEFAULT_PUBLICATION + " FOR ALL TABLES",
+          "SELECT pg_create_logical_replication_slot('" + DEBEZIUM_SLOT + "', 'pgoutput')");
+      try (Stores s = new Stores(dir.resolve("sluice"))) {   // creates Sluice's slot before the workload; the read resumes there
+        PgLogicalCapture c = s.capture(pg);
+        c.start();
+        c.close();
+      }
+      String out = Pgbench.run(pg, "-T", Integer.toString(seconds), "-c", Integer.toString(clients), "-j",
+          Integer.toString(clients), "-N");
+      pg.exec("INSERT INTO bench_end VALUES (1)");
+      long endOid = pg.queryLong("SELECT 'bench_end'::regclass::oid");
+      double[] sl;
+      double[] dz;
+      double c0 = ProcessCpu.self();
+      double c1;
+      double c2;
+      if (sluiceFirst) {
+        sl = readSluice(pg, dir.resolve("sluice"), endOid);
+        c1 = ProcessCpu.self();
+        dz = readDebezium(pg, dir.resolve("debezium"));
+        c2 = ProcessCpu.self();
+        cpu.add(new double[] {(c1 - c0) * 1e6 / sl[0], (c2 - c1) * 1e6 / dz[0]});
+      } else {
+        dz = readDebezium(pg, dir.resolve("debezium"));
+        c1 = ProcessCpu.self();
+        sl = readSluice(pg, dir.resolve("sluice"), endOid);
+        c2 = ProcessCpu.self();
+        cpu.add(new double[] {(c2 - c1) * 1e6 / sl[0], (c1 - c0) * 1e6 / dz[0]});
+      }
+      System.out.printf("capture run %d (%s first, pgbench %.0f tps): Sluice %,.0f rows in %.2f s = %,.0f rows/s"
+              + " (first row after %.2f s); Debezium %,.0f rows in %.2f s = %,.0f rows/s (first row after %.2f s);"
+              + " ratio %.2f%n", run, sluiceFirst ? "Sluice" : "Debezium", Pgbench.tps(out), sl[0], sl[1], sl[0] / sl[1],
+          sl[2], dz[0], dz[1], dz[0] / dz[1], dz[2], (sl[0] / sl[1]) / (dz[0] / dz[1]));
+      System.out.printf("capture run %d CPU per row: Sluice %.1f µs, Debezium %.1f µs (start-up included)%n", run,
+          cpu.get(cpu.size() - 1)[0], cpu.get(cpu.size() - 1)[1]);
+      startups.add(new double[] {sl[2], dz[2]});
+      return new double[] {sl[0] / sl[1], dz[0] / dz[1], sl[0]};
+    } finally {
+      deleteQuietly(dir);
+    }
+  }
+
+  /** {rows, seconds} of Sluice's capture until the marker row is durable. */
+  private static double[] readSluice(PostgresServer pg, Path dir, long endOid) {
+    try (Stores s = new Stores(dir)) {
+      PgLogicalCapture capture = s.capture(pg);
+      long t0 = System.nanoTime();
+      capture.start();
+      long deadline = t0 + TimeUnit.MINUTES.toNanos(30);
+      long first = 0;
+      while (!(s.events.lastCommitTs(endOid) > 0 && s.events.resolvedTs() >= s.events.lastCommitTs(endOid))) {
+        if (System.nanoTime() > deadline) {
+          throw new IllegalStateException("Sluice did not capture the marker row within 30 min");
+        }
+        if (first == 0 && capturedRows(s) > 0) {
+          first = System.nanoTime();
+        }
+        LockSupport.parkNanos(200_000);
+      }
+      long end = System.nanoTime();
+      capture.close();
+      double rows = capturedRows(s);
+      return new double[] {rows, (end - (first == 0 ? t0 : first)) / 1e9, ((first == 0 ? end : first) - t0) / 1e9};
+    }
+  }
+
+  private static double capturedRows(Stores s) {
+    return s.registry.find("sluice.capture.rows").counters().stream().mapToDouble(c -> c.count()).sum();
+  }
+
+  /** {rows, seconds} of the Debezium engine until it delivered the marker row's insert. */
+  private static double[] readDebezium(PostgresServer pg, Path dir) throws Exception {
+    Files.createDirectories(dir);
+    Properties p = new Properties();
+    p.setProperty("name", "bench");
+    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
+    p.setProperty("offset.flush.interval.ms", "10000");
+    p.setProperty("database.hostname", "127.0.0.1");
+    p.setProperty("database.port", Integer.toString(pg.port()));
+    p.setProperty("database.user", "postgres");
+    p.setProperty("database.password", "");
+    p.setProperty("database.dbname", "postgres");
+    p.setProperty("topic.prefix", "bench");
+    p.setProperty("plugin.name", "pgoutput");
+    p.setProperty("slot.name", DEBEZIUM_SLOT);
+    p.setProperty("publication.name", CaptureConfig.DEFAULT_PUBLICATION);
+    p.setProperty("publication.autocreate.mode", "disabled");
+    p.setProperty("snapshot.mode", "no_data");
+    p.setProperty("max.batch.size", "8192");
+    p.setProperty("max.queue.size", "65536");
+    p.setProperty("schema.history.internal", "io.debezium.relational.history.MemorySchemaHistory");
+    AtomicLong rows = new AtomicLong();
+    AtomicLong first = new AtomicLong();
+    CountDownLatch marker = new CountDownLatch(1);
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    long t0 = System.nanoTime();
+    long end;
+    try (DebeziumEngine<RecordChangeEvent<SourceRecord>> engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+        .using(p)
+        .notifying((records, committer) -> {
+          for (RecordChangeEvent<SourceRecord> r : records) {
+            SourceRecord sr = r.record();
+            if (sr.value() != null) {
+              if (rows.incrementAndGet() == 1) {
+                first.set(System.nanoTime());
+              }
+              if (sr.topic().endsWith(".bench_end")) {
+                marker.countDown();
+              }
+            }
+            committer.markProcessed(r);
+          }
+          committer.markBatchFinished();
+        })
+        .build()) {
+      executor.execute(engine);
+      if (!marker.await(30, TimeUnit.MINUTES)) {
+        throw new IllegalStateException("Debezium did not deliver the marker row within 30 min (" + rows.get() + " rows)");
+      }
+      end = System.nanoTime();
+    } finally {
+      executor.shutdown();
+      executor.awaitTermination(60, TimeUnit.SECONDS);
+    }
+    return new double[] {rows.get(), (end - first.get()) / 1e9, (first.get() - t0) / 1e9};
+  }
+
+  /** Fresh stores of one read, and the capture on Sluice's slot. */
+  private static final class Stores implements AutoCloseable {
+    final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    final RocksEventStore events;
+    final RocksSchemaStore schemas;
+
+    Stores(Path dir) {
+      events = RocksEventStore.open(EventStoreConfig.defaults(dir.resolve("events")), registry);
+      schemas = RocksSchemaStore.open(SchemaStoreConfig.at(dir.resolve("schema")), registry);
+    }
+
+    PgLogicalCapture capture(PostgresServer pg) {
+      return new PgLogicalCapture(UpstreamConfig.external(pg.jdbcUrl(), "postgres", null),
+          CaptureConfig.defaults("bench").withSlot(SLUICE_SLOT, CaptureConfig.DEFAULT_PUBLICATION), events, schemas,
+          registry);
+    }
+
+    @Override
+    public void close() {
+      schemas.close();
+      events.close();
+    }
+  }
+
+  static void deleteQuietly(Path dir) throws IOException {
+    try (var paths = Files.walk(dir)) {
+      paths.sorted(java.util.Comparator.reverseOrder()).forEach(f -> f.toFile().delete());
+    }
+  }
+}

@@ -1,0 +1,146 @@
+package dev.sluice.it;
+
+import dev.sluice.broker.SluiceCommand;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * A broker node in its own JVM: {@code sluice server} ({@link SluiceCommand}) from this JVM's
+ * classpath, capturing an external upstream PostgreSQL into its own data directory and serving gRPC on
+ * a fixed loopback port, so that a restart after {@link #kill9()} is found again at the same address.
+ * Ready once it logged "sluice server running" (capture started, gRPC listening).
+ *
+ * <pre>{@code
+ * try (BrokerProcess b = BrokerProcess.start("broker-1", BrokerProcess.options(dir, upstream), logs)) {
+ *   b.kill9();
+ *   b.restart();   // same data dir, same port: capture resumes from its stored position
+ * }
+ * }</pre>
+ */
+public final class BrokerProcess implements AutoCloseable {
+
+  /**
+   * How to run the broker.
+   *
+   * @param dataDir           events/ and schema/ live here; kept across restarts
+   * @param upstreamJdbcUrl   the PostgreSQL to capture
+   * @param nodeId            node id; names the replication slot ({@code sluice_<node id>})
+   * @param grpcPort          fixed gRPC port
+   * @param heartbeatInterval how often an idle upstream moves the resolved ts
+   * @param jvmArgs           e.g. {@code -Xmx512m}
+   */
+  public record Options(Path dataDir, String upstreamJdbcUrl, String nodeId, int grpcPort, Duration heartbeatInterval,
+      List<String> jvmArgs) {
+
+    public Options withJvmArgs(List<String> args) {
+      return new Options(dataDir, upstreamJdbcUrl, nodeId, grpcPort, heartbeatInterval, List.copyOf(args));
+    }
+
+    public Options withNodeId(String id) {
+      return new Options(dataDir, upstreamJdbcUrl, id, grpcPort, heartbeatInterval, jvmArgs);
+    }
+  }
+
+  /** Defaults for tests: node "it", a free port, 50 ms heartbeats, a 768 MiB heap. */
+  public static Options options(Path dataDir, PostgresServer upstream) {
+    return new Options(dataDir, upstream.jdbcUrl(), "it", LoopbackPorts.free(), Duration.ofMillis(50),
+        List.of("-Xmx768m"));
+  }
+
+  private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
+
+  private final String name;
+  private final Options options;
+  private final Path logDir;
+  private ChildJvm jvm;
+  private int starts;
+
+  private BrokerProcess(String name, Options options, Path logDir) {
+    this.name = name;
+    this.options = options;
+    this.logDir = logDir;
+  }
+
+  /** Starts the broker and waits until it serves. */
+  public static BrokerProcess start(String name, Options options, Path logDir) {
+    BrokerProcess b = new BrokerProcess(name, options, logDir);
+    b.launch();
+    return b;
+  }
+
+  private void launch() {
+    List<String> jvmArgs = new ArrayList<>(options.jvmArgs());
+    jvmArgs.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+    List<String> args = List.of("server", "--data-dir", options.dataDir().toString(),
+        "--upstream", options.upstreamJdbcUrl(), "--upstream-user", "postgres", "--node-id", options.nodeId(),
+        "--grpc-port", Integer.toString(options.grpcPort()), "--admin-port", Integer.toString(LoopbackPorts.free()),
+        "--heartbeat-interval", options.heartbeatInterval().toString());
+    starts++;
+    jvm = ChildJvm.start(name, SluiceCommand.class.getName(), System.getProperty("java.class.path"), jvmArgs, args,
+        logDir);
+    try {
+      jvm.awaitOutput("sluice server running", READY_TIMEOUT);
+    } catch (RuntimeException e) {
+      jvm.kill9();
+      throw e;
+    }
+  }
+
+  public String grpcAddress() {
+    return "127.0.0.1:" + options.grpcPort();
+  }
+
+  public int grpcPort() {
+    return options.grpcPort();
+  }
+
+  public long pid() {
+    return jvm.pid();
+  }
+
+  public boolean isAlive() {
+    return jvm.isAlive();
+  }
+
+  /** The log of the current life of the process. */
+  public Path log() {
+    return jvm.log();
+  }
+
+  /** How many times the process was started. */
+  public int starts() {
+    return starts;
+  }
+
+  /** SIGKILL: no shutdown hook runs, the stores are not closed. */
+  public void kill9() {
+    jvm.kill9();
+  }
+
+  /** Starts the process again on the same data dir and port (after {@link #kill9()} or {@link #stop()}). */
+  public void restart() {
+    if (jvm.isAlive()) {
+      throw new IllegalStateException(name + " is still running (pid " + jvm.pid() + ")");
+    }
+    launch();
+  }
+
+  /** SIGTERM, waiting for a graceful stop. */
+  public void stop() {
+    jvm.close();
+  }
+
+  /** Heap in use right after a full GC of the broker (jcmd), bytes. */
+  public long heapUsedAfterGc() {
+    return JvmHeap.usedAfterGc(jvm.pid());
+  }
+
+  @Override
+  public void close() {
+    if (jvm != null) {
+      jvm.close();
+    }
+  }
+}

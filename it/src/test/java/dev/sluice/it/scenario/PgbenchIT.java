@@ -1,0 +1,67 @@
+package dev.sluice.it.scenario;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import dev.sluice.it.ChangefeedSetup;
+import dev.sluice.it.ConsistencyChecker;
+import dev.sluice.it.LocalChangefeed;
+import dev.sluice.it.workload.Pgbench;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+/**
+ * Scenario 8, pgbench: {@code pgbench -i} (primary keys created before the data, so the sink can apply
+ * the load by key) and a TPC-B-like run against the upstream while a changefeed replicates it; at the
+ * end the downstream accounts, branches and tellers equal upstream row by row.
+ * {@code pgbench_history} has no primary key, so the changefeed leaves it out (the JDBC sink refuses
+ * keyless tables).
+ *
+ * <p>Workaround, see {@link CreatedThenAlteredTableIT}: the changefeed follows a new table from its
+ * creation ts (exclusive), so its CREATE TABLE never reaches the sink, and the sink applies pgbench's
+ * later {@code ALTER TABLE ... ADD PRIMARY KEY} as captured on a table it has not created yet (42P01).
+ * The downstream tables are therefore created here first, as pgbench creates them (no key); the
+ * captured ALTERs then add the keys.
+ *
+ * <p>Needs the system's pgbench (zonky ships none): {@code scripts/install-test-deps.sh}, which
+ * {@code make test} runs first.
+ */
+class PgbenchIT {
+
+  @RegisterExtension
+  final ItLogs logs = new ItLogs();
+
+  @Test
+  void aPgbenchRunIsReplicatedTableForTable() throws Exception {
+    assumeTrue(Pgbench.available(), "pgbench is not installed: run scripts/install-test-deps.sh");
+    String scale = Tier.pick("1", "10");
+    String seconds = Tier.pick("10", "60");
+    try (Rig rig = Rig.start(logs)) {
+      ChangefeedSetup setup = ChangefeedSetup.of(rig.broker.grpcAddress(), rig.downstream.jdbcUrl(), "cf-pgbench",
+          "public.pgbench_*", "!public.pgbench_history");
+      rig.downstream.exec(
+          "CREATE TABLE public.pgbench_tellers (tid int NOT NULL, bid int, tbalance int, filler char(84))",
+          "CREATE TABLE public.pgbench_accounts (aid int NOT NULL, bid int, abalance int, filler char(84))",
+          "CREATE TABLE public.pgbench_branches (bid int NOT NULL, bbalance int, filler char(88))");
+      try (LocalChangefeed cf = LocalChangefeed.start(setup)) {
+        Pgbench.run(rig.upstream, "-i", "-I", "dtpg", "-s", scale, "-q");
+        String out = Pgbench.run(rig.upstream, "-T", seconds, "-c", "2", "-j", "2");
+        double tps = Pgbench.tps(out);
+        long end = rig.upstream.currentLsn();
+        ConsistencyChecker.awaitCheckpoint(rig.downstream, "cf-pgbench", end, Duration.ofMinutes(Tier.pick(3, 10)));
+        long rows = 0;
+        for (String table : List.of("public.pgbench_accounts", "public.pgbench_branches", "public.pgbench_tellers")) {
+          var c = ConsistencyChecker.compare(rig.upstream, rig.downstream, table);
+          assertThat(c.differences()).as("downstream %s", table).isEmpty();
+          assertThat(c.upstreamRows()).isPositive();
+          rows += c.upstreamRows();
+        }
+        System.out.printf("pgbench: scale %s, %s s at %.0f tps; %,d rows compared%n", scale, seconds, tps, rows);
+        assertThat(tps).isPositive();
+        assertThat(cf.status().error()).isNull();
+      }
+    }
+  }
+}
