@@ -53,13 +53,17 @@ final class DdlTranslator {
   /** CREATE TABLE IF NOT EXISTS for {@code info} at {@code table}. */
   String createTable(DdlChange ddl, String table) {
     TableInfo info = ddl.tableInfoAfter();
-    checkCreatable(info, ddl.commitTs());
+    checkCreatable(info, ddl.commitTs(), false);
     return dialect.createTable(table, info);
   }
 
-  void checkCreatable(TableInfo info, long commitTs) {
+  /**
+   * @param forRows whether rows are about to be applied: only rows need a key (a DDL may create a table
+   *                whose key a later ALTER adds, as {@code pgbench -i} does)
+   */
+  void checkCreatable(TableInfo info, long commitTs, boolean forRows) {
     String name = info.getSchemaName() + "." + info.getTableName();
-    if (info.getPrimaryKeyCount() == 0) {
+    if (forRows && info.getPrimaryKeyCount() == 0) {
       throw new SinkFailedException(name, commitTs, "table " + name + " has no primary key; the JDBC sink applies "
           + "changes by key and cannot apply it exactly once: add a primary key upstream, or leave the table out "
           + "of the changefeed filter", null);
@@ -119,7 +123,9 @@ final class DdlTranslator {
         }
       }
     }
-    if (!after.getPrimaryKeyList().equals(before.getPrimaryKeyList())) {
+    if (before.getPrimaryKeyCount() == 0 && after.getPrimaryKeyCount() > 0) {
+      out.add(dialect.addPrimaryKey(table, after.getPrimaryKeyList()));
+    } else if (!after.getPrimaryKeyList().equals(before.getPrimaryKeyList())) {
       throw unsupported(ddl, "the primary key changes from " + before.getPrimaryKeyList() + " to "
           + after.getPrimaryKeyList());
     }

@@ -259,7 +259,14 @@ public enum Dialect {
     for (ColumnInfo c : info.getColumnsList()) {
       sb.append(columnDefinition(c, info.getPrimaryKeyList().contains(c.getName()))).append(", ");
     }
+    if (info.getPrimaryKeyCount() == 0) {
+      return sb.substring(0, sb.length() - 2) + ")";   // keyless until an ALTER adds the key
+    }
     return sb.append("PRIMARY KEY (").append(quoted(info.getPrimaryKeyList())).append("))").toString();
+  }
+
+  String addPrimaryKey(String table, List<String> columns) {
+    return "ALTER TABLE " + table + " ADD PRIMARY KEY (" + quoted(columns) + ")";
   }
 
   String addColumn(String table, ColumnInfo c) {

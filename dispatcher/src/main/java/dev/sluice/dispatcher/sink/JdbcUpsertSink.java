@@ -117,7 +117,7 @@ public final class JdbcUpsertSink implements Sink {
       for (Transaction t : transactions) {
         table = t.tableName();
         ts = t.commitTs();
-        ensureTable(t.tableInfo(), t.commitTs());
+        ensureTable(t.tableInfo(), t.commitTs(), true);
       }
       Map<Long, Checkpoint> reached = new LinkedHashMap<>();
       Map<Long, String> names = new HashMap<>();
@@ -170,6 +170,9 @@ public final class JdbcUpsertSink implements Sink {
       ensureTableBefore(ddl);
       List<String> statements = statementsFor(ddl);
       try (Statement st = connection.createStatement()) {
+        if (ddl.ddlType() == DdlType.DDL_TYPE_CREATE_TABLE && config.createTables() && !statements.isEmpty()) {
+          ensureSchema(st, targetSchema(ddl.tableInfoAfter()));   // a CREATE may be the changefeed's first change
+        }
         for (String sql : statements) {
           LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", ddl.tableName())
               .addKeyValue("commitTs", ddl.commitTs()).log("applying DDL: {}", sql);
@@ -249,21 +252,24 @@ public final class JdbcUpsertSink implements Sink {
     }
   }
 
-  private void ensureTable(TableInfo info, long commitTs) throws SQLException {
+  private void ensureTable(TableInfo info, long commitTs, boolean forRows) throws SQLException {
     if (ensuredTables.contains(info.getTableId())) {
       return;
     }
-    translator.checkCreatable(info, commitTs);
+    translator.checkCreatable(info, commitTs, forRows);
     if (config.createTables()) {
       try (Statement st = connection.createStatement()) {
-        String schema = targetSchema(info);
-        st.execute(dialect == Dialect.POSTGRESQL ? "CREATE SCHEMA IF NOT EXISTS " + dialect.quote(schema)
-            : "CREATE DATABASE IF NOT EXISTS " + dialect.quote(schema));
+        ensureSchema(st, targetSchema(info));
         st.execute(dialect.createTable(target(info), info));
       }
       connection.commit();
     }
     ensuredTables.add(info.getTableId());
+  }
+
+  private void ensureSchema(Statement st, String schema) throws SQLException {
+    st.execute(dialect == Dialect.POSTGRESQL ? "CREATE SCHEMA IF NOT EXISTS " + dialect.quote(schema)
+        : "CREATE DATABASE IF NOT EXISTS " + dialect.quote(schema));
   }
 
   // ---- DDL -----------------------------------------------------------------------------------
@@ -283,7 +289,7 @@ public final class JdbcUpsertSink implements Sink {
     }
     LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", ddl.tableName())
         .addKeyValue("commitTs", ddl.commitTs()).log("creating the table as it was before its first DDL here");
-    ensureTable(before, ddl.commitTs());
+    ensureTable(before, ddl.commitTs(), false);
   }
 
   private List<String> statementsFor(DdlChange ddl) throws SQLException {

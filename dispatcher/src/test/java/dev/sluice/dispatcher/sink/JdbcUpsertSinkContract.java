@@ -225,6 +225,37 @@ abstract class JdbcUpsertSinkContract {
     assertThat(scalar("SELECT qty FROM " + orders() + " WHERE id = 2")).isEqualTo(7);
   }
 
+  /** As {@code pgbench -i} does: CREATE without a key, ALTER ... ADD PRIMARY KEY, then rows. */
+  @Test
+  void aTableCreatedWithoutAKeyTakesRowsOnceAnAlterAddsIt() throws Exception {
+    TableInfo keyless = TableInfo.newBuilder().setTableId(901).setSchemaName("public").setTableName("accounts")
+        .setVersion(900).addColumns(col("aid", "bigint", ValueKind.VALUE_KIND_INT64, false))
+        .addColumns(col("abalance", "bigint", ValueKind.VALUE_KIND_INT64, true)).build();
+    TableInfo keyed = keyless.toBuilder().setVersion(910).addPrimaryKey("aid").build();
+    String accounts = config().dialect().qualified(schema, "accounts");
+    sink.applyDdl(ddl(900, DdlType.DDL_TYPE_CREATE_TABLE, "", "", TableInfo.getDefaultInstance(), keyless), 900);
+    sink.applyDdl(ddl(910, DdlType.DDL_TYPE_ALTER_TABLE, "ALTER TABLE x ADD PRIMARY KEY (aid)", otherDialect(),
+        keyless, keyed), 910);
+    sink.apply(List.of(txn(911, keyed, insert(keyed, 0, i(1), i(10)), insert(keyed, 1, i(2), i(20)))), 911);
+    sink.apply(List.of(txn(912, keyed, insert(keyed, 0, i(1), i(11)))), 912);   // an upsert by the added key
+
+    assertThat(scalar("SELECT count(*) FROM " + accounts)).isEqualTo(2);
+    assertThat(scalar("SELECT abalance FROM " + accounts + " WHERE aid = 1")).isEqualTo(11);
+  }
+
+  /** Started after its CREATE: the keyless table is created as it was before the ALTER that keys it. */
+  @Test
+  void aKeylessTableAlteredBeforeItsFirstRowIsCreatedThenKeyed() throws Exception {
+    TableInfo keyless = TableInfo.newBuilder().setTableId(902).setSchemaName("public").setTableName("tellers")
+        .setVersion(900).addColumns(col("tid", "bigint", ValueKind.VALUE_KIND_INT64, false)).build();
+    TableInfo keyed = keyless.toBuilder().setVersion(920).addPrimaryKey("tid").build();
+    sink.applyDdl(ddl(920, DdlType.DDL_TYPE_ALTER_TABLE, "ALTER TABLE public.tellers ADD PRIMARY KEY (tid)",
+        config().dialect().wireName(), keyless, keyed), 920);
+    sink.apply(List.of(txn(921, keyed, insert(keyed, 0, i(5)))), 921);
+
+    assertThat(scalar("SELECT count(*) FROM " + config().dialect().qualified(schema, "tellers"))).isEqualTo(1);
+  }
+
   @Test
   void ddlOfTheOtherDialectIsDerivedFromTheTableInfo() throws Exception {
     sink.apply(List.of(ins(101, 1, "a")), 101);
