@@ -86,7 +86,7 @@ public final class Collector {
   private final Vertx vertx;
   private final Context context;
   private final ClientConfig config;
-  private final GrpcClient grpc;
+  private GrpcClient grpc;   // replaced after a silent path: its pooled connections may be dead
   private final Failover failover;
   private final CollectorMetrics metrics;
   private final ExecutorService listenerExecutor;
@@ -112,10 +112,7 @@ public final class Collector {
     this.vertx = vertx;
     this.context = vertx.getOrCreateContext();
     this.config = config;
-    long maxMessage = Math.max(4L << 20, Math.min(Integer.MAX_VALUE, config.dispatcherQueueBytes()));
-    this.grpc = GrpcClient.client(vertx, new GrpcClientOptions().setMaxMessageSize(maxMessage),
-        new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false)
-            .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+    this.grpc = newGrpcClient();
     this.failover = new Failover(config.brokers().stream().map(BrokerAddress::parse).toList(),
         config.reconnectBackoffMin(), config.reconnectBackoffMax());
     AtomicInteger threads = new AtomicInteger();
@@ -214,6 +211,25 @@ public final class Collector {
 
   // ---- connection ----------------------------------------------------------------------------
 
+  private GrpcClient newGrpcClient() {
+    long maxMessage = Math.max(4L << 20, Math.min(Integer.MAX_VALUE, config.dispatcherQueueBytes()));
+    return GrpcClient.client(vertx, new GrpcClientOptions().setMaxMessageSize(maxMessage),
+        new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false)
+            .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+  }
+
+  /**
+   * Ends {@code s} after the broker went silent (no Welcome, no HeartbeatResponse) and drops every pooled
+   * connection with it: a silenced HTTP/2 connection, or one still waiting for the server's preface,
+   * would otherwise carry the next stream too and stay silent forever.
+   */
+  private void closeSilent(BrokerStream s, TimeoutException cause) {
+    GrpcClient old = grpc;
+    grpc = newGrpcClient();
+    s.close(cause);
+    old.close();
+  }
+
   private void connect() {
     if (closing || fatal != null) {
       return;
@@ -232,7 +248,7 @@ public final class Collector {
     s.open(grpc, FeatureNegotiation.hello(config.collectorId()));
     welcomeTimer = vertx.setTimer(config.connectTimeout().toMillis(), id -> {
       if (stream == s && !welcomed) {
-        s.close(new TimeoutException("no Welcome from " + address + " within " + config.connectTimeout()));
+        closeSilent(s, new TimeoutException("no Welcome from " + address + " within " + config.connectTimeout()));
       }
     });
   }
@@ -412,7 +428,7 @@ public final class Collector {
     long silentNanos = System.nanoTime() - lastHeartbeatResponseNanos;
     long limitNanos = config.heartbeatInterval().toNanos() * config.heartbeatTimeoutIntervals();
     if (silentNanos > limitNanos) {
-      s.close(new TimeoutException("no HeartbeatResponse from " + s.address() + " for "
+      closeSilent(s, new TimeoutException("no HeartbeatResponse from " + s.address() + " for "
           + config.heartbeatTimeoutIntervals() + " heartbeat intervals"));
       return;
     }

@@ -23,11 +23,13 @@ import dev.sluice.dispatcher.Subscription;
 import dev.sluice.dispatcher.SubscriptionHandle;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
+import io.vertx.core.net.NetServer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -222,6 +224,27 @@ class CollectorFailoverTest {
     await().until(() -> h.state() == DispatcherState.STREAMING
         && broker.requests(DispatcherAction.DISPATCHER_ACTION_RESET).size() == 2);
     assertThat(broker.requests(DispatcherAction.DISPATCHER_ACTION_REGISTER)).hasSize(2);
+  }
+
+  /**
+   * A broker address that accepts TCP but never answers (a black hole): each Welcome timeout must dial a
+   * new connection; reusing the pooled one, still waiting for the server's preface, would stay silent.
+   */
+  @Test
+  void aSilentBrokerIsDialledAfreshAfterEachWelcomeTimeout() throws Exception {
+    AtomicInteger accepted = new AtomicInteger();
+    NetServer silent = brokerVertx.createNetServer().connectHandler(socket -> {
+      accepted.incrementAndGet();
+      socket.handler(bytes -> { });   // reads and drops everything, answers nothing
+    });
+    silent.listen(0, "127.0.0.1").await(10, TimeUnit.SECONDS);
+    extra.add(() -> silent.close().await(10, TimeUnit.SECONDS));
+    client = SluiceClient.connect(ClientConfig.of("127.0.0.1:" + silent.actualPort()).withCollectorId("silent-test")
+        .withConnectTimeout(Duration.ofMillis(300)).withReconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(50)),
+        registry);
+    client.subscribe(Subscription.span(SPAN).from(100).changefeed("cf1"), new RecordingListener());
+
+    await().atMost(Duration.ofSeconds(20)).until(accepted::get, n -> n >= 3);
   }
 
   @Test
