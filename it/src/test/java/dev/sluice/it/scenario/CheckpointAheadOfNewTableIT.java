@@ -16,7 +16,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * not discovered yet (ListTables is polled). A changefeed restarted from that checkpoint subscribes the
  * new table from the checkpoint (the later of start ts, creation ts and checkpoint), so the rows
  * written between the table's creation and the checkpoint are never delivered: data loss. Here the
- * poll interval is a minute so the window is wide; with the default 10 s it is the same bug, narrower.
+ * poll interval is 15 s so the window is wide; with the default 10 s it is the same bug, narrower.
  * Expected: the checkpoint never passes the ts of the last table listing. Fixed by capping the
  * checkpoint at the last listing's ts; this test keeps it fixed.
  */
@@ -33,7 +33,7 @@ class CheckpointAheadOfNewTableIT {
       ChangefeedSetup setup = ChangefeedSetup.of(rig.broker.grpcAddress(), rig.downstream.jdbcUrl(), "cf-new",
           "public.*");
       long end;
-      try (LocalChangefeed cf = LocalChangefeed.start(setup, d -> d.withTablePollInterval(Duration.ofMinutes(1)))) {
+      try (LocalChangefeed cf = LocalChangefeed.start(setup, d -> d.withTablePollInterval(Duration.ofSeconds(15)))) {
         ConsistencyChecker.awaitCheckpoint(rig.downstream, "cf-new", rig.upstream.currentLsn(), Duration.ofMinutes(1));
         rig.upstream.exec("CREATE TABLE public.late_rows (id bigint PRIMARY KEY, v bigint NOT NULL)",
             "INSERT INTO public.late_rows SELECT g, g FROM generate_series(1, 20) g");
