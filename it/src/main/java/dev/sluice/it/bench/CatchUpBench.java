@@ -47,7 +47,7 @@ final class CatchUpBench {
     List<Double> harnessCpu = new ArrayList<>();
     List<Double> wall = new ArrayList<>();
     double liveBefore;
-    try (ChildJvm b = ChildJvm.start("catchup", BenchBroker.class, List.of("-Xmx4g"),
+    try (ChildJvm b = ChildJvm.start("catchup", BenchBroker.class, EventServiceBench.BROKER_JVM,
         List.of(dir.toString(), "2", Integer.toString(rows), Integer.toString(ROW_BYTES), Integer.toString(TXN_ROWS), "1"),
         logs)) {
       int port = Integer.parseInt(b.awaitLine("READY ", Duration.ofMinutes(30)).split(" ")[0]);

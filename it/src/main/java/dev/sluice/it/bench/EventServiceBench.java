@@ -23,8 +23,8 @@ final class EventServiceBench {
 
   private static final int ROW_BYTES = 100;
   private static final int TXN_ROWS = 100;
-  /** The broker JVM's flags; override with -Dbench.brokerJvm="..." to compare collectors. */
-  private static final List<String> BROKER_JVM = List.of(System.getProperty("bench.brokerJvm", "-Xmx4g").split(" "));
+  /** Flags of every BenchBroker JVM (also the catch-up one); override with -Dbench.brokerJvm="..." to profile or compare. */
+  static final List<String> BROKER_JVM = List.of(System.getProperty("bench.brokerJvm", "-Xmx4g").split(" "));
 
   private final Path work;
   private final Path logs;
