@@ -344,9 +344,9 @@ public final class FaultProxy implements AutoCloseable {
         long now = System.nanoTime();
         while (!q.isEmpty() && q.peek().atNanos() <= now) {
           Buffer next = q.poll().buffer();
-          to.write(next);
           bytesHeld.addAndGet(-next.length());
-          bytesForwarded.addAndGet(next.length());
+          bytesForwarded.addAndGet(next.length());   // counted before the peer can see them
+          to.write(next);
         }
         if (!q.isEmpty()) {
           drainLater(q, to);
@@ -360,8 +360,8 @@ public final class FaultProxy implements AutoCloseable {
         later(b, to, up, 0);   // delayed bytes of this direction are still pending: keep the order
         return;
       }
+      bytesForwarded.addAndGet(b.length());   // counted before the peer can see them
       to.write(b);
-      bytesForwarded.addAndGet(b.length());
       if (to.writeQueueFull()) {
         from.pause();
         to.drainHandler(v -> from.resume());
