@@ -27,9 +27,14 @@ class DdlCaptureTriggerModeTest {
   private TestPostgres pg;
   private CaptureHarness h;
 
+  /** The server under test; subclasses run the same checks against another PostgreSQL version. */
+  TestPostgres startPostgres() {
+    return TestPostgres.start();
+  }
+
   @BeforeAll
   void start(@TempDir Path dir) {
-    pg = TestPostgres.start();
+    pg = startPostgres();
     pg.exec("CREATE TABLE marker (id serial PRIMARY KEY, label text NOT NULL)",
         "CREATE TABLE existing (id int PRIMARY KEY, v numeric(10,2) DEFAULT 0)");
     h = CaptureHarness.start(dir, pg, CaptureHarness.config());

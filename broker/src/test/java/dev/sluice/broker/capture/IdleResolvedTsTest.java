@@ -12,9 +12,14 @@ import org.junit.jupiter.api.io.TempDir;
 /** With no user transaction at all, the heartbeat keeps the resolved ts moving with lag under 1 s. */
 class IdleResolvedTsTest {
 
+  /** The server under test; subclasses run the same checks against another PostgreSQL version. */
+  TestPostgres startPostgres() {
+    return TestPostgres.start();
+  }
+
   @Test
   void resolvedTsAdvancesOnAnIdleUpstreamWithDefaultHeartbeat(@TempDir Path dir) {
-    try (TestPostgres pg = TestPostgres.start();
+    try (TestPostgres pg = startPostgres();
         CaptureHarness h = CaptureHarness.start(dir, pg, CaptureConfig.defaults("idle"))) {
       for (int i = 0; i < 5; i++) {
         long before = h.events.resolvedTs();

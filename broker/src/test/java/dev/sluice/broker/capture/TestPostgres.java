@@ -2,6 +2,7 @@ package dev.sluice.broker.capture;
 
 import dev.sluice.api.CommitTs;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import org.junit.jupiter.api.Assumptions;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -12,15 +13,46 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
-/** A real PostgreSQL 17 (zonky binaries) for capture tests; {@code wal_level = logical} unless told otherwise. */
+/**
+ * A real PostgreSQL for capture tests, {@code wal_level = logical} unless told otherwise: the embedded 17
+ * (zonky binaries), or with {@link #startSystem} the system's own server of another major version.
+ */
 public final class TestPostgres implements AutoCloseable {
 
-  private final EmbeddedPostgres pg;
+  /** The embedded server's major version. */
+  static final int EMBEDDED_MAJOR = 17;
 
-  private TestPostgres(EmbeddedPostgres pg) {
+  private final EmbeddedPostgres pg;          // null for a system server
+  private final SystemPostgres system;        // null for the embedded server
+
+  private TestPostgres(EmbeddedPostgres pg, SystemPostgres system) {
     this.pg = pg;
+    this.system = system;
+  }
+
+  /**
+   * The system's server of a major other than the embedded one (aborts the calling test when none is
+   * installed: {@code scripts/install-test-deps.sh} brings Debian's with pgbench).
+   */
+  static TestPostgres startOtherMajor() {
+    Optional<Path> home = SystemPostgres.home(EMBEDDED_MAJOR);
+    Assumptions.assumeTrue(home.isPresent(), "no PostgreSQL server other than " + EMBEDDED_MAJOR
+        + " under /usr/lib/postgresql: run scripts/install-test-deps.sh");
+    TestPostgres pg = startSystem(home.get());
+    long major = pg.queryLong("SELECT current_setting('server_version_num')::int / 10000");
+    if (major != Long.parseLong(home.get().getFileName().toString())) {
+      pg.close();
+      throw new IllegalStateException(home.get() + " started PostgreSQL " + major);
+    }
+    return pg;
+  }
+
+  /** A server from the system's binaries at {@code home} (e.g. {@code /usr/lib/postgresql/15}). */
+  static TestPostgres startSystem(Path home) {
+    return new TestPostgres(null, SystemPostgres.start(home, Map.of()));
   }
 
   public static TestPostgres start() {
@@ -47,18 +79,18 @@ public final class TestPostgres implements AutoCloseable {
         b.setPort(port);
       }
       settings.forEach(b::setServerConfig);
-      return new TestPostgres(b.start());
+      return new TestPostgres(b.start(), null);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
   public int port() {
-    return pg.getPort();
+    return pg != null ? pg.getPort() : system.port();
   }
 
   public String jdbcUrl() {
-    return "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/postgres";
+    return "jdbc:postgresql://127.0.0.1:" + port() + "/postgres";
   }
 
   public Connection connect() throws SQLException {
@@ -138,6 +170,10 @@ public final class TestPostgres implements AutoCloseable {
 
   @Override
   public void close() {
+    if (system != null) {
+      system.close();
+      return;
+    }
     try {
       pg.close();
     } catch (IOException e) {

@@ -43,9 +43,14 @@ class TypeRoundTripTest {
   private TestPostgres pg;
   private CaptureHarness h;
 
+  /** The server under test; subclasses run the same checks against another PostgreSQL version. */
+  TestPostgres startPostgres() {
+    return TestPostgres.start();
+  }
+
   @BeforeAll
   void startCapture(@TempDir Path dir) {
-    pg = TestPostgres.start();
+    pg = startPostgres();
     pg.exec("CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')",
         "CREATE TABLE all_types (" + COLUMNS + ")",
         "CREATE TABLE all_types_full (" + COLUMNS + ")",
