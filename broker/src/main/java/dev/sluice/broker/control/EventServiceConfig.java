@@ -21,10 +21,14 @@ import java.time.Duration;
  * @param gcRetention            data younger than this is kept even with no consumer (default 1 h)
  * @param controlQueueMessages   per stream, control messages queued before the stream is closed as a
  *                               slow consumer (default {@value #DEFAULT_CONTROL_QUEUE_MESSAGES})
+ * @param scanThreadNice         OS niceness of scan threads, 0 to 19 (0: as the rest of the broker; default
+ *                               {@value #DEFAULT_SCAN_THREAD_NICE}), so control and I/O threads win the CPU
+ *                               when catch-up scans saturate it (Linux; see {@code ScanThreadPriority})
  */
 public record EventServiceConfig(EventServiceLimits limits, int dataPlaneInstances, int maxMessageBytes,
     Duration resolvedFlushInterval, Duration idleResolvedInterval, Duration tickInterval, Duration tombstoneTtl,
-    Duration detachedHoldTtl, Duration gcInterval, Duration gcRetention, int controlQueueMessages) {
+    Duration detachedHoldTtl, Duration gcInterval, Duration gcRetention, int controlQueueMessages,
+    int scanThreadNice) {
 
   public static final int DEFAULT_DATA_PLANE_INSTANCES = 2;
   public static final int DEFAULT_MAX_MESSAGE_BYTES = 4 << 20;
@@ -36,6 +40,7 @@ public record EventServiceConfig(EventServiceLimits limits, int dataPlaneInstanc
   public static final Duration DEFAULT_GC_INTERVAL = Duration.ofSeconds(10);
   public static final Duration DEFAULT_GC_RETENTION = Duration.ofHours(1);
   public static final int DEFAULT_CONTROL_QUEUE_MESSAGES = 100_000;
+  public static final int DEFAULT_SCAN_THREAD_NICE = 10;
 
   public EventServiceConfig {
     if (limits == null) {
@@ -61,39 +66,49 @@ public record EventServiceConfig(EventServiceLimits limits, int dataPlaneInstanc
     if (controlQueueMessages < 16) {
       throw new IllegalArgumentException("controlQueueMessages must be >= 16, got " + controlQueueMessages);
     }
+    if (scanThreadNice < 0 || scanThreadNice > 19) {
+      throw new IllegalArgumentException("scanThreadNice must be in [0, 19], got " + scanThreadNice);
+    }
   }
 
   public static EventServiceConfig defaults() {
     return new EventServiceConfig(EventServiceLimits.defaults(), DEFAULT_DATA_PLANE_INSTANCES,
         DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_RESOLVED_FLUSH_INTERVAL, DEFAULT_IDLE_RESOLVED_INTERVAL,
         DEFAULT_TICK_INTERVAL, DEFAULT_TOMBSTONE_TTL, DEFAULT_DETACHED_HOLD_TTL, DEFAULT_GC_INTERVAL,
-        DEFAULT_GC_RETENTION, DEFAULT_CONTROL_QUEUE_MESSAGES);
+        DEFAULT_GC_RETENTION, DEFAULT_CONTROL_QUEUE_MESSAGES, DEFAULT_SCAN_THREAD_NICE);
   }
 
   public EventServiceConfig withLimits(EventServiceLimits l) {
     return new EventServiceConfig(l, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
         idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention,
-        controlQueueMessages);
+        controlQueueMessages, scanThreadNice);
   }
 
   public EventServiceConfig withDataPlaneInstances(int n) {
     return new EventServiceConfig(limits, n, maxMessageBytes, resolvedFlushInterval, idleResolvedInterval,
-        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages);
+        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages, scanThreadNice);
   }
 
   public EventServiceConfig withMaxMessageBytes(int n) {
     return new EventServiceConfig(limits, dataPlaneInstances, n, resolvedFlushInterval, idleResolvedInterval,
-        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages);
+        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages, scanThreadNice);
   }
 
   public EventServiceConfig withGc(Duration interval, Duration retention) {
     return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
-        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, interval, retention, controlQueueMessages);
+        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, interval, retention, controlQueueMessages,
+        scanThreadNice);
   }
 
   public EventServiceConfig withControlQueueMessages(int n) {
     return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
-        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, n);
+        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, n, scanThreadNice);
+  }
+
+  public EventServiceConfig withScanThreadNice(int n) {
+    return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
+        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention,
+        controlQueueMessages, n);
   }
 
   private static void positive(String key, Duration d) {

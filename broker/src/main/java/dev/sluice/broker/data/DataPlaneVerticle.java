@@ -42,6 +42,7 @@ public final class DataPlaneVerticle extends VerticleBase {
   private final EventStore store;
   private final SchemaStore schema;
   private final Scanner scanner;
+  private final ScanThreadPriority scanPriority;
   private final ScanSlots slots;
   private final ScanRateLimiter rate;
   private final DataPlaneMetrics metrics;
@@ -65,6 +66,7 @@ public final class DataPlaneVerticle extends VerticleBase {
     this.store = store;
     this.schema = schema;
     this.scanner = new Scanner(store, schema);
+    this.scanPriority = new ScanThreadPriority(config.scanThreadNice());
     this.slots = slots;
     this.rate = rate;
     this.metrics = metrics;
@@ -270,7 +272,10 @@ public final class DataPlaneVerticle extends VerticleBase {
     ScanTask task = ScanTask.between(s, target, budget, fragmentBytes);
     s.running = task;
     metrics.scansStarted.increment();
-    scanWorkers.executeBlocking(() -> scanner.run(task), false).onComplete(ar -> onScanDone(s, task, ar));
+    scanWorkers.executeBlocking(() -> {
+      scanPriority.applyToCurrentThread();
+      return scanner.run(task);
+    }, false).onComplete(ar -> onScanDone(s, task, ar));
   }
 
   private void park(DispatcherStream s) {

@@ -40,7 +40,15 @@ class EventServiceLimitsTest {
     EventServiceConfig d = EventServiceConfig.defaults();
     assertThatThrownBy(() -> new EventServiceConfig(d.limits(), 2, d.maxMessageBytes(), java.time.Duration.ofMillis(60),
         d.idleResolvedInterval(), d.tickInterval(), d.tombstoneTtl(), d.detachedHoldTtl(), d.gcInterval(),
-        d.gcRetention(), d.controlQueueMessages()))
+        d.gcRetention(), d.controlQueueMessages(), d.scanThreadNice()))
         .hasMessageContaining("resolvedFlushInterval must be <= 50 ms");
+  }
+
+  @Test
+  void configRejectsAScanThreadNiceOutsideWhatTheOsAccepts() {
+    assertThatThrownBy(() -> EventServiceConfig.defaults().withScanThreadNice(20))
+        .hasMessageContaining("scanThreadNice must be in [0, 19], got 20");
+    assertThatThrownBy(() -> EventServiceConfig.defaults().withScanThreadNice(-1))
+        .hasMessageContaining("scanThreadNice must be in [0, 19], got -1");
   }
 }
