@@ -8,7 +8,6 @@ import dev.sluice.dispatcher.BrokerAddress;
 import io.vertx.core.Future;
 import io.vertx.core.Handler;
 import io.vertx.core.net.SocketAddress;
-import io.vertx.core.http.HttpConnection;
 import io.vertx.grpc.client.GrpcClient;
 import io.vertx.grpc.client.GrpcClientRequest;
 
@@ -80,17 +79,12 @@ final class BrokerStream {
   }
 
   /**
-   * Closes the stream locally (heartbeat timeout, client close); reports the end with {@code cause}. The
-   * HTTP/2 connection goes too: after a silent path (a black hole) it is dead, and a new stream on the
-   * pooled connection would wait forever; the next open then dials a fresh one.
+   * Closes the stream locally (timeout, StreamError, client close); reports the end with {@code cause}.
+   * The connection stays: after a silent path the collector replaces the whole client instead.
    */
   void close(Throwable cause) {
     if (request != null && !ended) {
       request.cancel();
-      HttpConnection connection = request.connection();
-      if (connection != null) {
-        connection.close();
-      }
     }
     end(cause);
   }
