@@ -1,10 +1,12 @@
 package dev.sluice.api;
 
+import com.google.protobuf.Descriptors.Descriptor;
 import com.google.protobuf.Descriptors.FieldDescriptor;
 import com.google.protobuf.Message;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Finds fields a message carries that this version of the protocol does not know. The protocol
@@ -18,6 +20,9 @@ import java.util.Optional;
  */
 public final class UnknownFields {
 
+  /** Per message type, its message-typed fields: the only ones that can hide nested unknown fields. */
+  private static final Map<Descriptor, List<FieldDescriptor>> MESSAGE_FIELDS = new ConcurrentHashMap<>();
+
   private UnknownFields() {}
 
   /**
@@ -25,7 +30,31 @@ public final class UnknownFields {
    * messages; empty when every field is known.
    */
   public static Optional<String> find(Message message) {
-    return find(message, "");
+    // every message the broker receives is checked: the common all-known case allocates no paths or field maps
+    return hasUnknown(message) ? find(message, "") : Optional.empty();
+  }
+
+  private static boolean hasUnknown(Message message) {
+    if (!message.getUnknownFields().asMap().isEmpty()) {
+      return true;
+    }
+    for (FieldDescriptor f : messageFields(message.getDescriptorForType())) {
+      if (f.isRepeated()) {
+        for (int i = 0, n = message.getRepeatedFieldCount(f); i < n; i++) {
+          if (hasUnknown((Message) message.getRepeatedField(f, i))) {
+            return true;
+          }
+        }
+      } else if (message.hasField(f) && hasUnknown((Message) message.getField(f))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static List<FieldDescriptor> messageFields(Descriptor type) {
+    return MESSAGE_FIELDS.computeIfAbsent(type, t -> t.getFields().stream()
+        .filter(f -> f.getJavaType() == FieldDescriptor.JavaType.MESSAGE).toList());
   }
 
   private static Optional<String> find(Message message, String prefix) {
