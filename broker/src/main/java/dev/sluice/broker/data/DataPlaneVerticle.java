@@ -47,6 +47,9 @@ public final class DataPlaneVerticle extends VerticleBase {
   private final ScanRateLimiter rate;
   private final DataPlaneMetrics metrics;
   private final LongSupplier nanoClock;
+  /** Parked streams retried per round; the rest keep their place in the queue. */
+  static final int RETRIES_PER_ROUND = 1024;
+
   private final Map<DispatcherId, DispatcherStream> streams = new HashMap<>();
   private final ArrayDeque<DispatcherStream> waiting = new ArrayDeque<>();
   private final AtomicBoolean resolvedPassScheduled = new AtomicBoolean();
@@ -203,16 +206,25 @@ public final class DataPlaneVerticle extends VerticleBase {
         consider(s, target, now);
       }
     } else {
-      for (int n = waiting.size(); n > 0; n--) {
-        DispatcherStream s = waiting.poll();
-        s.waiting = false;
-        metrics.waiting.decrementAndGet();
-        if (streams.get(s.id()) == s) {
-          consider(s, target, now);
-        }
-      }
+      retryWaiting(target, now);
     }
     progress.observe(lastTarget, now);
+  }
+
+  /**
+   * Retries parked streams in FIFO order while a scan slot and rate budget are free, at most
+   * {@link #RETRIES_PER_ROUND}: every stream behind a busy shared limit would fail the same way, and
+   * trying thousands of them each tick kept the event loops (which the collector streams share) busy.
+   */
+  private void retryWaiting(long target, long now) {
+    for (int n = Math.min(waiting.size(), RETRIES_PER_ROUND); n > 0 && slots.hasFree() && rate.hasTokens(); n--) {
+      DispatcherStream s = waiting.poll();
+      s.waiting = false;
+      metrics.waiting.decrementAndGet();
+      if (streams.get(s.id()) == s) {
+        consider(s, target, now);
+      }
+    }
   }
 
   /** Decides what one stream needs now: nothing, a watermark, or a scan. */
@@ -308,7 +320,14 @@ public final class DataPlaneVerticle extends VerticleBase {
     }
     metrics.scanBytesRead.increment(result.bytesRead());
     send(s, task, result);
-    consider(s, currentTarget(), nanoClock.getAsLong());
+    long now = nanoClock.getAsLong();
+    long target = currentTarget();
+    if (waiting.isEmpty() || (s.cursor == null && s.progressTs >= target)) {
+      consider(s, target, now);   // caught up: its watermark needs no slot
+    } else {
+      park(s);   // round robin: the freed slot goes to the longest-waiting stream, not back to this one
+    }
+    retryWaiting(target, now);
   }
 
   /** Sends the result's event batches (numbered by the scan), then the watermark when the range is done. */

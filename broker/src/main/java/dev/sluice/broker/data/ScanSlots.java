@@ -24,6 +24,11 @@ final class ScanSlots {
     }
   }
 
+  /** Whether a slot is free now (a hint: another instance may take it first). */
+  boolean hasFree() {
+    return running.get() < limit;
+  }
+
   void release() {
     running.decrementAndGet();
   }

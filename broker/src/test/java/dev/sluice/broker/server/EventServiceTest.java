@@ -451,4 +451,27 @@ class EventServiceTest {
     assertThat(rules.rows(id)).hasSize(1);
     assertThat(rules.violations()).isEmpty();
   }
+
+  @Test
+  void dispatchersBehindAnExhaustedScanRateAreNotRetriedOneByOneEveryTick() {
+    TestCollector c = collector();
+    c.hello("c1");
+    ReceiverRules rules = new ReceiverRules();
+    int dispatchers = 200;
+    for (int i = 0; i < dispatchers; i++) {
+      stream(c, rules, orders.version());
+    }
+    // the lowest rate: a few scans of the row spend it, the other dispatchers wait on the limiter
+    service.updateLimits(service.limits().withScanRateBytesPerSecond(1024));
+    stores.insert(100, 1);
+    io.micrometer.core.instrument.Counter rateLimited =
+        stores.meters.find("sluice.scan.skipped").tag("reason", "rate_limited").counter();
+    await().atMost(Duration.ofSeconds(10)).until(() -> rateLimited.count() >= dispatchers / 2);
+    double parked = rateLimited.count();
+
+    // a second is 100 ticks (10 ms) and 4 idle passes (250 ms): retrying each waiting dispatcher on every
+    // tick counted ~20,000 skips here; a pass that stops at the exhausted limiter counts ~4 per dispatcher
+    await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
+        .until(() -> rateLimited.count() - parked < 10.0 * dispatchers);
+  }
 }
