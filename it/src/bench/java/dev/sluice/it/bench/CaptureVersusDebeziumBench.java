@@ -34,14 +34,16 @@ import org.apache.kafka.connect.source.SourceRecord;
  * durable event store, compared with the Debezium embedded engine's PostgreSQL connector (3.6.1.Final)
  * reading the same pgbench WAL on the same machine in the same run?
  *
- * <p>Per run: a fresh PostgreSQL 17 (zonky, fsync off), {@code pgbench -i}, one publication and two
- * slots created before the workload (Debezium's with the pgoutput plugin; Sluice's by its capture,
- * started and stopped once), {@code pgbench -N} for the run's seconds, one marker row; then each reader
+ * <p>Per run: a fresh PostgreSQL 17 (zonky, fsync off), one publication and two slots (Debezium's with
+ * the pgoutput plugin; Sluice's by its capture, started and stopped once), {@code pgbench -i} after the
+ * slots (whole WAL) or before them (two-row transactions only), {@code pgbench -N} for the run's
+ * seconds, one marker row; then each reader
  * reads its slot from the start until the marker: Sluice = {@link PgLogicalCapture} into a fresh
  * RocksEventStore (decode, typed values, RowChange encoding, synced group commits, flush LSN
  * confirmed); Debezium = the embedded engine with the Connect format (SourceRecords, no JSON
  * serialization: its cheapest output), counting change records. The order alternates per run. Rates
- * run from each reader's first row to the marker, so start-up (Debezium's is seconds) is not counted. Lives in {@code src/bench/java}: compiled only with the
+ * run from the moment each reader streams (Sluice: its capture started; Debezium: its first record)
+ * to the marker, so start-up (Debezium's is about a second) is not counted. Lives in {@code src/bench/java}: compiled only with the
  * Maven profile {@code bench} ({@code scripts/bench.sh}).
  */
 public final class CaptureVersusDebeziumBench {
@@ -57,42 +59,64 @@ public final class CaptureVersusDebeziumBench {
     this.work = work;
   }
 
-  /** Called by {@code BenchMain} through reflection: the figures of {@code runs} runs. */
+  /**
+   * Called by {@code BenchMain} through reflection: the figures of {@code runs} runs over each of two
+   * WALs. {@code capture_vs_debezium} reads the whole pgbench WAL, {@code pgbench -i} (one COPY
+   * transaction) and the run, the workload of {@code limits-here.md}; {@code capture_vs_debezium_small_txns}
+   * reads only the run's two-row transactions, where the walsender's per-transaction work bounds every reader.
+   */
   public List<Figure> run(int runs, int scale, int seconds, int clients) throws Exception {
+    once(0, true, 1, 5, clients, true);   // warm-up of both readers' code in this JVM (JIT), not counted
+    List<Figure> figures = new ArrayList<>(series(runs, scale, seconds, clients, true));
+    figures.addAll(series(runs, scale, seconds, clients, false));
+    return figures;
+  }
+
+  private List<Figure> series(int runs, int scale, int seconds, int clients, boolean loadInWal) throws Exception {
     List<Double> sluice = new ArrayList<>();
     List<Double> debezium = new ArrayList<>();
     List<Double> ratios = new ArrayList<>();
     long rowsPerRun = 0;
-    once(0, true, 1, 5, clients);   // warm-up of both readers' code in this JVM (JIT), not counted
     cpu.clear();
     startups.clear();
     for (int run = 1; run <= runs; run++) {
-      double[] r = once(run, run % 2 == 1, scale, seconds, clients);
+      double[] r = once(run, run % 2 == 1, scale, seconds, clients, loadInWal);
       sluice.add(r[0]);
       debezium.add(r[1]);
       ratios.add(r[0] / r[1]);
       rowsPerRun = (long) r[2];
     }
-    String how = String.format("pgbench -i -s %d then pgbench -N -T %d -c %d (~%,d row changes per run) on PostgreSQL 17"
+    String wal = loadInWal
+        ? String.format("the WAL of pgbench -i -s %d (one COPY transaction) and of pgbench -N -T %d -c %d", scale,
+            seconds, clients)
+        : String.format("the WAL of pgbench -N -T %d -c %d only (two-row transactions; pgbench -i -s %d ran before the"
+            + " slots)", seconds, clients, scale);
+    String how = String.format("%s, ~%,d row changes per run, on PostgreSQL 17"
         + " (fsync off); Sluice capture into a durable RocksEventStore vs Debezium embedded engine 3.6.1.Final"
         + " (PostgresConnector, pgoutput, Connect format, in-memory offsets), each from its own slot created before the"
-        + " workload, alternating order; rows/s from each reader's first row to the marker (start-up to the first row,"
-        + " median: Sluice %.1f s, Debezium %.1f s, not counted); after one small warm-up run of both; JVM CPU per row"
-        + " (all threads of the reading JVM, PostgreSQL excluded), median: Sluice %.1f µs, Debezium %.1f µs",
-        scale, seconds, clients, rowsPerRun,
+        + " workload, alternating order; rows/s from the moment each reader streams (Sluice: capture started;"
+        + " Debezium: its first record) to the marker row (start-up before that, median: Sluice %.2f s, Debezium %.2f s,"
+        + " not counted); after one small warm-up run of both; JVM CPU per row (all threads of the reading JVM,"
+        + " PostgreSQL excluded), median: Sluice %.1f µs, Debezium %.1f µs",
+        wal, rowsPerRun,
         Stats.median(startups.stream().map(x -> x[0]).toList()), Stats.median(startups.stream().map(x -> x[1]).toList()),
         Stats.median(cpu.stream().map(x -> x[0]).toList()), Stats.median(cpu.stream().map(x -> x[1]).toList()));
+    String suffix = loadInWal ? "" : "_small_txns";
+    String what = loadInWal ? "whole pgbench WAL" : "two-row transactions only";
     return List.of(
-        new Figure("capture_rows_per_s", "Sluice capture rows/s (pgbench WAL)", Stats.median(sluice), "rows/s", Double.NaN,
-            true, Stats.median(debezium), runs, how + "; peer = Debezium rows/s"),
-        new Figure("capture_vs_debezium", "Sluice capture ÷ Debezium embedded engine, same WAL, same run",
+        new Figure("capture_rows_per_s" + suffix, "Sluice capture rows/s (" + what + ")", Stats.median(sluice),
+            "rows/s", Double.NaN, true, Stats.median(debezium), runs, how + "; peer = Debezium rows/s"),
+        new Figure("capture_vs_debezium" + suffix, "Sluice capture ÷ Debezium embedded engine (" + what + "), same run",
             Stats.median(ratios), "ratio", 3, true, Double.NaN, runs, how));
   }
 
-  private double[] once(int run, boolean sluiceFirst, int scale, int seconds, int clients) throws Exception {
+  private double[] once(int run, boolean sluiceFirst, int scale, int seconds, int clients, boolean loadInWal)
+      throws Exception {
     Path dir = Files.createTempDirectory(work, "capture-" + run);
     try (PostgresServer pg = PostgresServer.upstream(Map.of("max_wal_size", "4GB", "checkpoint_timeout", "30min"))) {
-      Pgbench.run(pg, "-i", "-s", Integer.toString(scale), "-q");
+      if (!loadInWal) {
+        Pgbench.run(pg, "-i", "-s", Integer.toString(scale), "-q");
+      }
       pg.exec("CREATE TABLE bench_end (id int PRIMARY KEY)",
           "CREATE PUBLICATION " + CaptureConfig.DEFAULT_PUBLICATION + " FOR ALL TABLES",
           "SELECT pg_create_logical_replication_slot('" + DEBEZIUM_SLOT + "', 'pgoutput')");
@@ -100,6 +124,9 @@ public final class CaptureVersusDebeziumBench {
         PgLogicalCapture c = s.capture(pg);
         c.start();
         c.close();
+      }
+      if (loadInWal) {
+        Pgbench.run(pg, "-i", "-s", Integer.toString(scale), "-q");
       }
       String out = Pgbench.run(pg, "-T", Integer.toString(seconds), "-c", Integer.toString(clients), "-j",
           Integer.toString(clients), "-N");
@@ -123,9 +150,10 @@ public final class CaptureVersusDebeziumBench {
         c2 = ProcessCpu.self();
         cpu.add(new double[] {(c2 - c1) * 1e6 / sl[0], (c1 - c0) * 1e6 / dz[0]});
       }
-      System.out.printf("capture run %d (%s first, pgbench %.0f tps): Sluice %,.0f rows in %.2f s = %,.0f rows/s"
-              + " (first row after %.2f s); Debezium %,.0f rows in %.2f s = %,.0f rows/s (first row after %.2f s);"
-              + " ratio %.2f%n", run, sluiceFirst ? "Sluice" : "Debezium", Pgbench.tps(out), sl[0], sl[1], sl[0] / sl[1],
+      System.out.printf("capture run %d, %s (%s first, pgbench %.0f tps): Sluice %,.0f rows in %.2f s = %,.0f rows/s"
+              + " (streaming after %.2f s); Debezium %,.0f rows in %.2f s = %,.0f rows/s (streaming after %.2f s);"
+              + " ratio %.2f%n", run, loadInWal ? "whole WAL" : "two-row transactions", sluiceFirst ? "Sluice" : "Debezium",
+          Pgbench.tps(out), sl[0], sl[1], sl[0] / sl[1],
           sl[2], dz[0], dz[1], dz[0] / dz[1], dz[2], (sl[0] / sl[1]) / (dz[0] / dz[1]));
       System.out.printf("capture run %d CPU per row: Sluice %.1f µs, Debezium %.1f µs (start-up included)%n", run,
           cpu.get(cpu.size() - 1)[0], cpu.get(cpu.size() - 1)[1]);
@@ -136,27 +164,27 @@ public final class CaptureVersusDebeziumBench {
     }
   }
 
-  /** {rows, seconds} of Sluice's capture until the marker row is durable. */
+  /**
+   * {rows, seconds, start-up seconds} of Sluice's capture until the marker row is durable, timed from
+   * when it streams: capture counts a transaction's rows at its commit, so a first-row time would skip
+   * the wait for a large transaction.
+   */
   private static double[] readSluice(PostgresServer pg, Path dir, long endOid) {
     try (Stores s = new Stores(dir)) {
       PgLogicalCapture capture = s.capture(pg);
       long t0 = System.nanoTime();
       capture.start();
+      long streaming = System.nanoTime();
       long deadline = t0 + TimeUnit.MINUTES.toNanos(30);
-      long first = 0;
       while (!(s.events.lastCommitTs(endOid) > 0 && s.events.resolvedTs() >= s.events.lastCommitTs(endOid))) {
         if (System.nanoTime() > deadline) {
           throw new IllegalStateException("Sluice did not capture the marker row within 30 min");
-        }
-        if (first == 0 && capturedRows(s) > 0) {
-          first = System.nanoTime();
         }
         LockSupport.parkNanos(200_000);
       }
       long end = System.nanoTime();
       capture.close();
-      double rows = capturedRows(s);
-      return new double[] {rows, (end - (first == 0 ? t0 : first)) / 1e9, ((first == 0 ? end : first) - t0) / 1e9};
+      return new double[] {capturedRows(s), (end - streaming) / 1e9, (streaming - t0) / 1e9};
     }
   }
 
@@ -164,7 +192,11 @@ public final class CaptureVersusDebeziumBench {
     return s.registry.find("sluice.capture.rows").counters().stream().mapToDouble(c -> c.count()).sum();
   }
 
-  /** {rows, seconds} of the Debezium engine until it delivered the marker row's insert. */
+  /**
+   * {rows, seconds, start-up seconds} of the Debezium engine until it delivered the marker row's insert,
+   * timed from its first record of any table: in the whole WAL that is a row of Sluice's DDL-capture
+   * table, written by the first transactions, so the clock starts when the stream does, as Sluice's.
+   */
   private static double[] readDebezium(PostgresServer pg, Path dir) throws Exception {
     Files.createDirectories(dir);
     Properties p = new Properties();

@@ -67,9 +67,20 @@ final class BenchCollector implements AutoCloseable {
   /** Receive time minus commit time (µs, this machine's clock) of every DML batch, when recording. */
   final java.util.concurrent.ConcurrentLinkedQueue<Long> latencyMicros = new java.util.concurrent.ConcurrentLinkedQueue<>();
   volatile boolean recordLatency;
+  private final boolean creditOnHandshake;
 
   BenchCollector(Vertx vertx, int port, String collectorId, boolean periodicCredit) throws Exception {
+    this(vertx, port, collectorId, periodicCredit, true);
+  }
+
+  /**
+   * @param creditOnHandshake whether a dispatcher reports credit when its handshake arrives; without,
+   *     it is never scanned and the stream carries only control messages and watermarks
+   */
+  BenchCollector(Vertx vertx, int port, String collectorId, boolean periodicCredit, boolean creditOnHandshake)
+      throws Exception {
     this.vertx = vertx;
+    this.creditOnHandshake = creditOnHandshake;
     this.context = vertx.getOrCreateContext();
     this.client = GrpcClient.client(vertx, new GrpcClientOptions().setMaxMessageSize(64L << 20), new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
         .setHttp2ClearTextUpgrade(false).setInitialSettings(new Http2Settings().setInitialWindowSize(1 << 20))
@@ -110,7 +121,9 @@ final class BenchCollector implements AutoCloseable {
           s.epoch = m.getHandshake().getEpoch();
           s.receivedBytes = 0;
           handshakes.incrementAndGet();
-          credit(s);
+          if (creditOnHandshake) {
+            credit(s);
+          }
         }
       }
       case EVENT_BATCH -> {

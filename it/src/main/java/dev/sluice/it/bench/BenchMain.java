@@ -46,7 +46,10 @@ public final class BenchMain {
     if (only.contains("capture")) {
       report.write("## Capture: Sluice vs Debezium (it/ harness)", capture(work, runs, quick), """
           Both readers run in the harness JVM, one after the other, over the same WAL; PostgreSQL runs beside them
-          on the same 2 cores. Sluice's figure includes making every batch durable (synced RocksDB writes) before
+          on the same 2 cores. Two WALs: the whole pgbench WAL (`pgbench -i` after the slots, so its COPY of the
+          accounts is one large transaction, then the run) and the run's two-row transactions alone. Each rate runs
+          from the moment its reader streams to the marker row: Sluice counts a transaction's rows at its commit,
+          so a first-row clock would leave out the walsender's replay of the large transaction. Sluice's figure includes making every batch durable (synced RocksDB writes) before
           confirming the flush LSN; Debezium's in-memory offsets and Connect-format records do no durable work.""");
     }
     if (only.contains("e2e")) {

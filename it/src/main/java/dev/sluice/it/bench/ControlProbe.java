@@ -9,10 +9,12 @@ import java.util.concurrent.TimeUnit;
 /**
  * The control-plane latency probe in its own JVM, so the load collectors' parsing and garbage do not
  * delay what it measures: sequential register+reset of fresh dispatchers, each timed from sending the
- * request to receiving Ready and Handshake.
+ * request to receiving Ready and Handshake. {@code quiet}: the probe's dispatchers report no credit, so
+ * its stream carries only control messages and watermarks; {@code busy}: each reports credit at its
+ * handshake and catches up on the probe's stream, so later Readys and Handshakes queue behind that data.
  *
  * <pre>
- * java -cp ... dev.sluice.it.bench.ControlProbe PORT TABLE START_TS PROBES
+ * java -cp ... dev.sluice.it.bench.ControlProbe PORT TABLE START_TS PROBES quiet|busy
  * stdout: PROBE &lt;i&gt; &lt;readyNanos&gt; &lt;handshakeNanos&gt; ... then DONE
  * </pre>
  */
@@ -25,8 +27,9 @@ public final class ControlProbe {
     long table = Long.parseLong(args[1]);
     long startTs = Long.parseLong(args[2]);
     int probes = Integer.parseInt(args[3]);
+    boolean busy = args[4].equals("busy");
     Vertx vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
-    BenchCollector probe = new BenchCollector(vertx, port, "probe", false);
+    BenchCollector probe = new BenchCollector(vertx, port, "probe-" + args[4], false, busy);
     // a few unmeasured rounds warm the JIT of both ends
     for (int i = -10; i < probes; i++) {
       DispatcherId id = DispatcherId.random();
