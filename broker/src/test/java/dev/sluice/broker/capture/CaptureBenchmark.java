@@ -35,16 +35,20 @@ import org.postgresql.replication.PGReplicationStream;
  * synced batches, flush LSN confirmed after each sync), until the marker row is durable. The order of
  * (a) and (b) alternates between runs. A short warm-up run first JIT-compiles both paths (a broker runs
  * for long; a fresh JVM would charge Sluice's larger code path its compilation). Prints one JSON line
- * per run.
+ * per run. With {@code --load-in-wal true}, {@code pgbench -i} runs after the slots, so both also read its
+ * COPY of the accounts as one large transaction (which PostgreSQL spills to disk and replays at commit).
  *
  * <pre>
  * scripts/bench-capture.sh            # 3 runs, writes the "## Capture (PostgreSQL)" section of docs/BENCHMARKS.md
  * java -cp ... dev.sluice.broker.capture.CaptureBenchmark --runs 1 --scale 10 --seconds 30 --clients 4
+ * java -cp ... dev.sluice.broker.capture.CaptureBenchmark --runs 2 --seconds 10 --load-in-wal true
  * </pre>
  */
 public final class CaptureBenchmark {
 
   private static final String RAW_SLOT = "bench_raw";
+  /** Whether {@code pgbench -i} runs after the slots exist (its COPY is read too) or before. */
+  private boolean loadInWal;
   private static final String SLUICE_SLOT = "bench_sluice";
 
   private final int scale;
@@ -61,7 +65,7 @@ public final class CaptureBenchmark {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opts = new java.util.HashMap<>(Map.of("--runs", "3", "--scale", "10", "--seconds", "30",
-        "--clients", "4", "--work-dir", "target/bench-capture", "--warmup-seconds", "20"));
+        "--clients", "4", "--work-dir", "target/bench-capture", "--warmup-seconds", "20", "--load-in-wal", "false"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!opts.containsKey(args[i])) {
         throw new IllegalArgumentException("unknown option " + args[i] + "; known: " + opts.keySet());
@@ -70,6 +74,7 @@ public final class CaptureBenchmark {
     }
     CaptureBenchmark bench = new CaptureBenchmark(Integer.parseInt(opts.get("--scale")),
         Integer.parseInt(opts.get("--seconds")), Integer.parseInt(opts.get("--clients")), Path.of(opts.get("--work-dir")));
+    bench.loadInWal = Boolean.parseBoolean(opts.get("--load-in-wal"));
     int runs = Integer.parseInt(opts.get("--runs"));
     int warmup = Integer.parseInt(opts.get("--warmup-seconds"));
     if (warmup > 0) { // JIT-compiles both readers' paths, as a long-running broker has them
@@ -89,13 +94,18 @@ public final class CaptureBenchmark {
     // PostgreSQL itself runs with fsync off (as in limits-here.md) so pgbench produces WAL at full speed;
     // Sluice's event store syncs every batch it confirms
     try (TestPostgres pg = TestPostgres.start(Map.of("max_wal_size", "4GB", "checkpoint_timeout", "30min"))) {
-      pgbench(pg, "-i", "-s", Integer.toString(scale), "-q");
+      if (!loadInWal) {
+        pgbench(pg, "-i", "-s", Integer.toString(scale), "-q");
+      }
       pg.exec("CREATE TABLE bench_end (id int PRIMARY KEY)");
       createRawSlot(pg);
       try (Stores stores = new Stores(dir)) { // creates the Sluice slot, its initial definitions and position
         PgLogicalCapture capture = stores.capture(pg);
         capture.start();
         capture.close();
+      }
+      if (loadInWal) {   // its COPY, one large transaction, is then part of the WAL both read
+        pgbench(pg, "-i", "-s", Integer.toString(scale), "-q");
       }
       String pgbenchOut = pgbench(pg, "-T", Integer.toString(pgbenchSeconds), "-c", Integer.toString(clients),
           "-j", Integer.toString(clients), "-N");
