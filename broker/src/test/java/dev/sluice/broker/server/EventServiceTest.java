@@ -474,4 +474,55 @@ class EventServiceTest {
     await().during(Duration.ofSeconds(1)).atMost(Duration.ofSeconds(2))
         .until(() -> rateLimited.count() - parked < 10.0 * dispatchers);
   }
+
+  @Test
+  void dispatchersWaitingForTheOnlyScanSlotTakeTurns() {
+    service.updateLimits(service.limits().withScanConcurrency(1).withScanBatchBytes(4096));
+    long ts = 0;
+    for (int batch = 0; batch < 20; batch++) {   // 400 rows: several 4 KiB scans for each dispatcher
+      long[] ids = new long[20];
+      for (int i = 0; i < ids.length; i++) {
+        ids[i] = batch * 100L + i;
+      }
+      ts = stores.insert(100, ids);
+    }
+    TestCollector c = collector();
+    c.hello("c1");
+    ReceiverRules rules = new ReceiverRules();
+    // two dispatchers of one data-plane instance, the one that hands its slot on
+    int instances = EventServiceConfig.defaults().dataPlaneInstances();
+    DispatcherId a = DispatcherId.random();
+    DispatcherId b;
+    do {
+      b = DispatcherId.random();
+    } while (Math.floorMod(b.partitionHash(), instances) != Math.floorMod(a.partitionHash(), instances));
+    for (DispatcherId id : List.of(a, b)) {
+      c.ack(TestCollector.register(id, TableSpan.wholeTable(100), orders.version()).build());
+      c.ack(TestCollector.reset(id, 1, orders.version()).build());
+      rules.accept(c.next(BrokerMessage::hasHandshake));
+    }
+    c.send(CollectorMessage.newBuilder().setCreditReport(dev.sluice.api.v1.CreditReport.newBuilder()
+        .addDispatchers(dev.sluice.api.v1.DispatcherCredit.newBuilder().setDispatcherId(a.toProto()).setEpoch(1)
+            .setAvailableBytes(64 << 20))
+        .addDispatchers(dev.sluice.api.v1.DispatcherCredit.newBuilder().setDispatcherId(b.toProto()).setEpoch(1)
+            .setAvailableBytes(64 << 20))).build());
+    List<DispatcherId> batches = new ArrayList<>();
+    long last = ts;
+    DispatcherId first = a;
+    DispatcherId second = b;
+    c.takeUntil(m -> {
+      rules.accept(m);
+      if (m.hasEventBatch()) {
+        batches.add(DispatcherId.fromProto(m.getEventBatch().getDispatcherId()));
+      }
+    }, m -> rules.resolvedTs(first) >= last && rules.resolvedTs(second) >= last, Duration.ofSeconds(20));
+
+    assertThat(rules.violations()).isEmpty();
+    assertThat(rules.rows(a)).hasSize(400);
+    assertThat(rules.rows(b)).hasSize(400);
+    // a dispatcher that finished a scan queues behind the other instead of taking the slot straight back
+    DispatcherId starter = batches.get(0);
+    DispatcherId other = starter.equals(a) ? b : a;
+    assertThat(batches.indexOf(other)).isLessThan(batches.lastIndexOf(starter));
+  }
 }
