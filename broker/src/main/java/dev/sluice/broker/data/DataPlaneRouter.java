@@ -35,9 +35,13 @@ public final class DataPlaneRouter implements DataPlane {
     this.rate = new ScanRateLimiter(limits.scanRateBytesPerSecond(), nanoClock);
     DataPlaneMetrics metrics = new DataPlaneMetrics(meters, slots);
     ChangefeedProgress progress = new ChangefeedProgress(config.dataPlaneInstances(), meters, nanoClock);
+    WaitQueueHeads heads = new WaitQueueHeads(config.dataPlaneInstances());
     List<DataPlaneVerticle> list = new ArrayList<>();
     for (int i = 0; i < config.dataPlaneInstances(); i++) {
-      list.add(new DataPlaneVerticle(i, config, store, schema, slots, rate, metrics, progress, nanoClock));
+      DataPlaneVerticle v = new DataPlaneVerticle(i, config, store, schema, slots, rate, heads, metrics, progress,
+          nanoClock);
+      heads.attach(i, v::retrySoon);
+      list.add(v);
     }
     this.instances = List.copyOf(list);
   }

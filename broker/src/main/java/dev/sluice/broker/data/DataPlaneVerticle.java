@@ -45,6 +45,8 @@ public final class DataPlaneVerticle extends VerticleBase {
   private final ScanThreadPriority scanPriority;
   private final ScanSlots slots;
   private final ScanRateLimiter rate;
+  private final WaitQueueHeads heads;
+  private final AtomicBoolean retryScheduled = new AtomicBoolean();
   private final DataPlaneMetrics metrics;
   private final LongSupplier nanoClock;
   /** Parked streams retried per round; the rest keep their place in the queue. */
@@ -63,7 +65,8 @@ public final class DataPlaneVerticle extends VerticleBase {
   private long lastFullPassNanos;
 
   DataPlaneVerticle(int index, EventServiceConfig config, EventStore store, SchemaStore schema, ScanSlots slots,
-      ScanRateLimiter rate, DataPlaneMetrics metrics, ChangefeedProgress progress, LongSupplier nanoClock) {
+      ScanRateLimiter rate, WaitQueueHeads heads, DataPlaneMetrics metrics, ChangefeedProgress progress,
+      LongSupplier nanoClock) {
     this.index = index;
     this.config = config;
     this.store = store;
@@ -72,6 +75,7 @@ public final class DataPlaneVerticle extends VerticleBase {
     this.scanPriority = new ScanThreadPriority(config.scanThreadNice());
     this.slots = slots;
     this.rate = rate;
+    this.heads = heads;
     this.metrics = metrics;
     this.progress = progress;
     this.nanoClock = nanoClock;
@@ -114,6 +118,16 @@ public final class DataPlaneVerticle extends VerticleBase {
       context.runOnContext(v -> {
         resolvedPassScheduled.set(false);
         pass();
+      });
+    }
+  }
+
+  /** Retries the wait queue soon on this instance's context: another instance freed a slot. Any thread. */
+  void retrySoon() {
+    if (context != null && retryScheduled.compareAndSet(false, true)) {
+      context.runOnContext(v -> {
+        retryScheduled.set(false);
+        retryWaiting(currentTarget(), nanoClock.getAsLong());
       });
     }
   }
@@ -205,6 +219,7 @@ public final class DataPlaneVerticle extends VerticleBase {
       for (DispatcherStream s : streams.values()) {
         consider(s, target, now);
       }
+      publishHead();
     } else {
       retryWaiting(target, now);
     }
@@ -218,13 +233,25 @@ public final class DataPlaneVerticle extends VerticleBase {
    */
   private void retryWaiting(long target, long now) {
     for (int n = Math.min(waiting.size(), RETRIES_PER_ROUND); n > 0 && slots.hasFree() && rate.hasTokens(); n--) {
+      int longest = heads.longest();
+      if (longest >= 0 && longest != index) {
+        heads.wake(longest);   // a dispatcher of another instance has waited longer: the slot is its turn
+        break;
+      }
       DispatcherStream s = waiting.poll();
       s.waiting = false;
       metrics.waiting.decrementAndGet();
+      publishHead();
       if (streams.get(s.id()) == s) {
         consider(s, target, now);
       }
     }
+    publishHead();
+  }
+
+  private void publishHead() {
+    DispatcherStream head = waiting.peek();
+    heads.publish(index, head == null ? WaitQueueHeads.NONE : head.parkedAtNanos);
   }
 
   /** Decides what one stream needs now: nothing, a watermark, or a scan. */
@@ -293,7 +320,11 @@ public final class DataPlaneVerticle extends VerticleBase {
   private void park(DispatcherStream s) {
     if (!s.waiting) {
       s.waiting = true;
+      s.parkedAtNanos = nanoClock.getAsLong();
       waiting.add(s);
+      if (waiting.size() == 1) {
+        publishHead();
+      }
       metrics.waiting.incrementAndGet();
     }
   }
@@ -322,10 +353,10 @@ public final class DataPlaneVerticle extends VerticleBase {
     send(s, task, result);
     long now = nanoClock.getAsLong();
     long target = currentTarget();
-    if (waiting.isEmpty() || (s.cursor == null && s.progressTs >= target)) {
+    if (s.cursor == null && s.progressTs >= target) {
       consider(s, target, now);   // caught up: its watermark needs no slot
     } else {
-      park(s);   // round robin: the freed slot goes to the longest-waiting stream, not back to this one
+      park(s);   // round robin: the freed slot goes to the longest-waiting dispatcher, on any instance
     }
     retryWaiting(target, now);
   }

@@ -49,6 +49,8 @@ final class DispatcherStream {
   ScanTask running;
   /** Queued on the instance's waiting list (needs a scan, blocked on credit, room or a slot). */
   boolean waiting;
+  /** When it last joined the wait queue (nanoTime of the data plane's clock). */
+  long parkedAtNanos;
 
   DispatcherStream(DispatcherRegistration registration, CollectorLink link) {
     this.registration = registration;

@@ -477,6 +477,16 @@ class EventServiceTest {
 
   @Test
   void dispatchersWaitingForTheOnlyScanSlotTakeTurns() {
+    assertTakeTurns(true);
+  }
+
+  @Test
+  void dispatchersOfDifferentDataPlaneInstancesTakeTurnsAtTheOnlyScanSlot() {
+    assertTakeTurns(false);
+  }
+
+  /** Two dispatchers, 400 rows each, one scan slot and 4 KiB scans: their event batches interleave. */
+  private void assertTakeTurns(boolean sameInstance) {
     service.updateLimits(service.limits().withScanConcurrency(1).withScanBatchBytes(4096));
     long ts = 0;
     for (int batch = 0; batch < 20; batch++) {   // 400 rows: several 4 KiB scans for each dispatcher
@@ -489,13 +499,13 @@ class EventServiceTest {
     TestCollector c = collector();
     c.hello("c1");
     ReceiverRules rules = new ReceiverRules();
-    // two dispatchers of one data-plane instance, the one that hands its slot on
     int instances = EventServiceConfig.defaults().dataPlaneInstances();
     DispatcherId a = DispatcherId.random();
     DispatcherId b;
     do {
       b = DispatcherId.random();
-    } while (Math.floorMod(b.partitionHash(), instances) != Math.floorMod(a.partitionHash(), instances));
+    } while ((Math.floorMod(b.partitionHash(), instances) == Math.floorMod(a.partitionHash(), instances))
+        != sameInstance);
     for (DispatcherId id : List.of(a, b)) {
       c.ack(TestCollector.register(id, TableSpan.wholeTable(100), orders.version()).build());
       c.ack(TestCollector.reset(id, 1, orders.version()).build());
