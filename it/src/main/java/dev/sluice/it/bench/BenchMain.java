@@ -81,7 +81,8 @@ public final class BenchMain {
         es.add(bench.fanOut(10_000, 100, quick ? 100 : 1_000, runs));
       }
       if (only.contains("control-plane")) {
-        es.addAll(bench.controlPlaneLatency(quick ? 2_000 : 10_000, 100, quick ? 2_000 : 5_000, quick ? 50 : 200));
+        es.addAll(bench.controlPlaneLatency(quick ? 2_000 : 10_000, 100, quick ? 4_000 : 10_000, quick ? 50 : 200,
+            runs));
       }
       if (only.contains("idle-scale")) {
         es.addAll(bench.idleScale(quick ? 20_000 : 100_000, 100));

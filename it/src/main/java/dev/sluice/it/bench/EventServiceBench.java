@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -98,15 +99,19 @@ final class EventServiceBench {
 
   /**
    * Register->Ready and reset->Handshake latency of a probe collector while {@code loadDispatchers}
-   * catch up from an old checkpoint on four other collectors: first a quiet probe (its stream carries
-   * only its control traffic: the control plane's latency under a saturated data plane, the target),
-   * then a busy one (its own dispatchers catch up on its stream too, so a Ready or Handshake also waits
-   * for the data already in flight to it and for the probe to parse that data).
+   * catch up from an old checkpoint on four other collectors, in {@code runs} rounds of a quiet probe
+   * (its stream carries only its control traffic: the control plane's latency under a saturated data
+   * plane, the target) and a busy one (its own dispatchers catch up on its stream too, so a Ready or
+   * Handshake also waits for the data already in flight to it and for the probe to parse that data).
+   * Each figure is the median over the rounds of that round's percentile.
    */
-  List<Figure> controlPlaneLatency(int loadDispatchers, int tables, int rowsPerTable, int probes) throws Exception {
+  List<Figure> controlPlaneLatency(int loadDispatchers, int tables, int rowsPerTable, int probes, int runs)
+      throws Exception {
     Path dir = Files.createTempDirectory(work, "control");
-    long[][] quiet = {new long[probes], new long[probes]};
-    long[][] busy = {new long[probes], new long[probes]};
+    Map<String, List<long[][]>> rounds = new java.util.LinkedHashMap<>();
+    rounds.put("quiet", new ArrayList<>());
+    rounds.put("busy", new ArrayList<>());
+    boolean saturatedThroughout = true;
     try (ChildJvm b = ChildJvm.start("control", BenchBroker.class, BROKER_JVM,
         List.of(dir.toString(), Integer.toString(tables), Integer.toString(rowsPerTable), Integer.toString(ROW_BYTES),
             Integer.toString(TXN_ROWS)), logs)) {
@@ -126,52 +131,72 @@ final class EventServiceBench {
         while (total(load) < expected / 50) {
           pause(20);
         }
-        for (String kind : List.of("quiet", "busy")) {
-          long rowsAtStart = total(load);
-          b.command("TIMERS");
-          b.awaitLine("TIMERS END", Duration.ofSeconds(30));
-          long[][] into = kind.equals("quiet") ? quiet : busy;
-          try (ChildJvm probe = ChildJvm.start("control-probe-" + kind, ControlProbe.class, List.of("-Xmx256m"),
-              List.of(Integer.toString(port), "1", Long.toString(startTs), Integer.toString(probes), kind), logs)) {
-            for (int i = 0; i < probes; i++) {
-              String[] line = probe.awaitLine("PROBE ", Duration.ofMinutes(2)).split(" ");
-              into[0][i] = Long.parseLong(line[1]);
-              into[1][i] = Long.parseLong(line[2]);
+        for (int run = 1; run <= runs; run++) {
+          for (String kind : rounds.keySet()) {   // interleaved, so both kinds see the same phases of the load
+            long rowsAtStart = total(load);
+            long[][] into = {new long[probes], new long[probes]};
+            try (ChildJvm probe = ChildJvm.start("control-probe-" + kind + "-" + run, ControlProbe.class,
+                List.of("-Xmx256m"), List.of(Integer.toString(port), "1", Long.toString(startTs),
+                    Integer.toString(probes), kind), logs)) {
+              for (int i = 0; i < probes; i++) {
+                String[] line = probe.awaitLine("PROBE ", Duration.ofMinutes(2)).split(" ");
+                into[0][i] = Long.parseLong(line[1]);
+                into[1][i] = Long.parseLong(line[2]);
+              }
+              probe.awaitLine("DONE", Duration.ofMinutes(1));
             }
-            probe.awaitLine("DONE", Duration.ofMinutes(1));
+            rounds.get(kind).add(into);
+            boolean saturated = total(load) < expected;
+            saturatedThroughout &= saturated;
+            System.out.printf("control plane run %d, %s probe: %d probes while %,d rows were delivered (still catching"
+                    + " up: %s); Ready p99 %.1f ms, Handshake p99 %.1f ms%n", run, kind, probes,
+                total(load) - rowsAtStart, saturated, Stats.percentileNanosToMs(into[0], 99),
+                Stats.percentileNanosToMs(into[1], 99));
           }
-          b.command("TIMERS");
-          b.awaitLine("TIMERS END", Duration.ofSeconds(30));
-          System.out.printf("control plane, %s probe: %d probes while %,d rows were delivered (still catching up: %s);"
-                  + " Ready p99 %.1f ms, Handshake p99 %.1f ms%n", kind, probes, total(load) - rowsAtStart,
-              total(load) < expected, Stats.percentileNanosToMs(into[0], 99), Stats.percentileNanosToMs(into[1], 99));
         }
+        b.command("TIMERS");
+        b.awaitLine("TIMERS END", Duration.ofSeconds(30));
       } finally {
         load.forEach(BenchCollector::close);
         loadVertx.close().await(30, TimeUnit.SECONDS);
       }
     }
-    String how = String.format("%d sequential register+reset probes from a separate JVM while %,d dispatchers on four"
-        + " other collector streams catch up on %,d tables x %,d rows; time from sending the request to receiving the"
-        + " message", probes, loadDispatchers, tables, rowsPerTable);
+    String how = String.format("%d rounds of %d sequential register+reset probes from a separate JVM while %,d"
+        + " dispatchers on four other collector streams catch up on %,d tables x %,d rows (still catching up after"
+        + " the last round: %s); time from sending the request to receiving the message; median over the rounds of"
+        + " each round's percentile", runs, probes, loadDispatchers, tables, rowsPerTable, saturatedThroughout);
     String quietHow = how + "; the probe's dispatchers report no credit, so its stream carries only its control"
-        + " traffic";
-    String busyHow = how + "; after the quiet probe, each probe dispatcher reports credit at its handshake and catches"
-        + " up on the probe's stream, so later Readys and Handshakes wait for that data (up to the probe's 1 MiB HTTP/2"
-        + " window) and for the probe to parse it";
+        + " traffic; per round p99 Ready " + perRound(rounds.get("quiet"), 0) + ", Handshake "
+        + perRound(rounds.get("quiet"), 1);
+    String busyHow = how + "; each probe dispatcher reports credit at its handshake and catches up on the probe's"
+        + " stream, so later Readys and Handshakes wait for that data (up to the probe's 1 MiB HTTP/2 window) and"
+        + " for the probe to parse it; per round p99 Ready " + perRound(rounds.get("busy"), 0) + ", Handshake "
+        + perRound(rounds.get("busy"), 1);
+    List<long[][]> quiet = rounds.get("quiet");
+    List<long[][]> busy = rounds.get("busy");
     return List.of(
-        new Figure("control_plane_ready_p50_ms", "register -> Ready p50 under load", Stats.percentileNanosToMs(quiet[0], 50),
-            "ms", Double.NaN, false, Double.NaN, 1, quietHow),
-        new Figure("control_plane_ready_p99_ms", "register -> Ready p99 under load", Stats.percentileNanosToMs(quiet[0], 99),
-            "ms", 20, false, Double.NaN, 1, quietHow),
-        new Figure("control_plane_handshake_p50_ms", "reset -> Handshake p50 under load",
-            Stats.percentileNanosToMs(quiet[1], 50), "ms", Double.NaN, false, Double.NaN, 1, quietHow),
-        new Figure("control_plane_p99_ms", "reset -> Handshake p99 under load", Stats.percentileNanosToMs(quiet[1], 99),
-            "ms", 20, false, Double.NaN, 1, quietHow),
+        new Figure("control_plane_ready_p50_ms", "register -> Ready p50 under load", medianOf(quiet, 0, 50),
+            "ms", Double.NaN, false, Double.NaN, runs, quietHow),
+        new Figure("control_plane_ready_p99_ms", "register -> Ready p99 under load", medianOf(quiet, 0, 99),
+            "ms", 20, false, Double.NaN, runs, quietHow),
+        new Figure("control_plane_handshake_p50_ms", "reset -> Handshake p50 under load", medianOf(quiet, 1, 50),
+            "ms", Double.NaN, false, Double.NaN, runs, quietHow),
+        new Figure("control_plane_p99_ms", "reset -> Handshake p99 under load", medianOf(quiet, 1, 99),
+            "ms", 20, false, Double.NaN, runs, quietHow),
         new Figure("control_plane_busy_ready_p99_ms", "register -> Ready p99 under load, probe's own stream busy",
-            Stats.percentileNanosToMs(busy[0], 99), "ms", Double.NaN, false, Double.NaN, 1, busyHow),
+            medianOf(busy, 0, 99), "ms", Double.NaN, false, Double.NaN, runs, busyHow),
         new Figure("control_plane_busy_p99_ms", "reset -> Handshake p99 under load, probe's own stream busy",
-            Stats.percentileNanosToMs(busy[1], 99), "ms", Double.NaN, false, Double.NaN, 1, busyHow));
+            medianOf(busy, 1, 99), "ms", Double.NaN, false, Double.NaN, runs, busyHow));
+  }
+
+  /** The median over rounds of each round's p-th percentile of column {@code which} (0 Ready, 1 Handshake). */
+  private static double medianOf(List<long[][]> rounds, int which, double p) {
+    return Stats.median(rounds.stream().map(r -> Stats.percentileNanosToMs(r[which], p)).toList());
+  }
+
+  private static String perRound(List<long[][]> rounds, int which) {
+    return rounds.stream().map(r -> String.format("%.1f", Stats.percentileNanosToMs(r[which], 99)))
+        .collect(java.util.stream.Collectors.joining(", ", "", " ms"));
   }
 
   /** Heap per idle dispatcher and the largest watermark gap with {@code dispatchers} idle ones. */
