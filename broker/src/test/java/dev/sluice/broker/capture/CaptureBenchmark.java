@@ -47,14 +47,14 @@ import org.postgresql.replication.PGReplicationStream;
 public final class CaptureBenchmark {
 
   private static final String RAW_SLOT = "bench_raw";
-  /** Whether {@code pgbench -i} runs after the slots exist (its COPY is read too) or before. */
-  private boolean loadInWal;
   private static final String SLUICE_SLOT = "bench_sluice";
 
   private final int scale;
   private final int seconds;
   private final int clients;
   private final Path workDir;
+  /** Whether {@code pgbench -i} runs after the slots exist (its COPY is read too) or before. */
+  private boolean loadInWal;
 
   private CaptureBenchmark(int scale, int seconds, int clients, Path workDir) {
     this.scale = scale;

@@ -1,23 +1,10 @@
 package dev.sluice.broker.capture;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import org.junit.jupiter.api.Test;
-
-/** {@link DdlCaptureTriggerModeTest} (DDL capture through the event trigger) against the system's PostgreSQL of another major version (15 on Debian 12). */
-class DdlCaptureTriggerModeOnOtherMajorTest extends DdlCaptureTriggerModeTest {
+/** {@link DdlCaptureTriggerModeTest} (DDL capture through the event trigger) against the system's PostgreSQL of another major version. */
+class DdlCaptureTriggerModeOnOtherMajorTest extends DdlCaptureTriggerModeTest implements OnOtherMajor {
 
   @Override
-  TestPostgres startPostgres() {
+  public TestPostgres startPostgres() {
     return TestPostgres.startOtherMajor();
-  }
-
-  /** The inherited checks are only worth repeating on a server that is not the embedded one. */
-  @Test
-  void theServerIsAnotherMajorThanTheEmbeddedOne() {
-    try (TestPostgres other = startPostgres()) {
-      assertThat(other.queryLong("SELECT current_setting('server_version_num')::int / 10000"))
-          .isNotEqualTo(TestPostgres.EMBEDDED_MAJOR);
-    }
   }
 }
