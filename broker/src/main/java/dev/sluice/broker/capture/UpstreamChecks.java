@@ -114,6 +114,10 @@ final class UpstreamChecks {
   static SluiceException classify(SQLException e, String upstream, String doing) {
     String state = e.getSQLState() == null ? "" : e.getSQLState();
     String msg = doing + " on " + upstream + " failed: " + e.getMessage();
+    Throwable cause = e.getCause();
+    if (cause != null && cause.getMessage() != null && !msg.contains(cause.getMessage())) {
+      msg += " (" + cause.getMessage() + ")";   // PgJDBC's "The connection attempt failed." says nothing of why
+    }
     if (state.equals("42501")) {
       return new UpstreamMisconfiguredException("privilege", msg + " (insufficient privilege; grant it or connect as"
           + " a role that has it)");

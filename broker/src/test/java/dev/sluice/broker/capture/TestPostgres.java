@@ -93,6 +93,12 @@ public final class TestPostgres implements AutoCloseable {
     return "jdbc:postgresql://127.0.0.1:" + port() + "/postgres";
   }
 
+  /** The same server through its Unix-domain socket ({@link dev.sluice.broker.upstream.UnixSocketFactory}). */
+  public String socketJdbcUrl() {
+    String dirs = queryString("SHOW unix_socket_directories");
+    return dev.sluice.broker.upstream.UpstreamConfig.viaUnixSocket(jdbcUrl(), Path.of(dirs.split(",")[0].trim()));
+  }
+
   public Connection connect() throws SQLException {
     return DriverManager.getConnection(jdbcUrl(), "postgres", null);
   }
