@@ -48,8 +48,24 @@ class EmbeddedUpstreamTest {
       s.execute("INSERT INTO kept VALUES ('second')");
       assertThat(strings(s, "SELECT v FROM kept ORDER BY v")).containsExactly("first", "second");
       assertThat(strings(s, "SHOW wal_level")).containsExactly("logical");
-      assertThat(up.connection().jdbcUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + port + "/postgres");
+      assertThat(up.connection().displayUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + port + "/postgres"
+          + " via unix socket " + dir.resolve("upstream-socket"));
     }
+    // the broker's own connections go through the socket file (PostgreSQL shows no server address for them)
+    try (EmbeddedUpstream up = EmbeddedUpstream.start(data, port);
+        Connection c = DriverManager.getConnection(up.connection().jdbcUrl(), "postgres", null);
+        Statement s = c.createStatement()) {
+      assertThat(strings(s, "SELECT inet_server_addr() IS NULL")).containsExactly("t");
+      assertThat(strings(s, "SELECT v FROM kept ORDER BY v")).containsExactly("first", "second");
+    }
+  }
+
+  @Test
+  void aDataDirectoryTooDeepForASocketAddressFallsBackToTcp(@TempDir Path dir) {
+    Path deep = dir.resolve("x".repeat(120)).resolve("upstream");
+    assertThat(EmbeddedUpstream.socketDirectory(deep, 8302)).isNull();
+    assertThat(EmbeddedUpstream.socketDirectory(Path.of("/srv/sluice/upstream"), 8302))
+        .isEqualTo(Path.of("/srv/sluice/upstream-socket"));
   }
 
   @Test
