@@ -94,6 +94,19 @@ public final class PostgresServer implements AutoCloseable {
     return "jdbc:postgresql://127.0.0.1:" + pg.getPort() + "/postgres";
   }
 
+  /**
+   * The same server through its Unix-domain socket (the broker's
+   * {@code dev.sluice.broker.upstream.UnixSocketFactory}), for a reader on the same host.
+   */
+  public String socketJdbcUrl() {
+    return dev.sluice.broker.upstream.UpstreamConfig.viaUnixSocket(jdbcUrl(), socketDirectory());
+  }
+
+  /** The first of the server's {@code unix_socket_directories}. */
+  public Path socketDirectory() {
+    return Path.of(queryString("SHOW unix_socket_directories").split(",")[0].trim());
+  }
+
   public Connection connect() throws SQLException {
     return DriverManager.getConnection(jdbcUrl(), "postgres", null);
   }

@@ -42,6 +42,7 @@ import org.postgresql.replication.PGReplicationStream;
  * scripts/bench-capture.sh            # 3 runs, writes the "## Capture (PostgreSQL)" section of docs/BENCHMARKS.md
  * java -cp ... dev.sluice.broker.capture.CaptureBenchmark --runs 1 --scale 10 --seconds 30 --clients 4
  * java -cp ... dev.sluice.broker.capture.CaptureBenchmark --runs 2 --seconds 10 --load-in-wal true
+ * java -cp ... dev.sluice.broker.capture.CaptureBenchmark --runs 2 --seconds 10 --load-in-wal true --unix-socket true
  * </pre>
  */
 public final class CaptureBenchmark {
@@ -55,6 +56,12 @@ public final class CaptureBenchmark {
   private final Path workDir;
   /** Whether {@code pgbench -i} runs after the slots exist (its COPY is read too) or before. */
   private boolean loadInWal;
+  /** Whether both readers connect through PostgreSQL's Unix-domain socket instead of loopback TCP. */
+  private static boolean unixSocket;
+
+  private static String url(TestPostgres pg) {
+    return unixSocket ? pg.socketJdbcUrl() : pg.jdbcUrl();
+  }
 
   private CaptureBenchmark(int scale, int seconds, int clients, Path workDir) {
     this.scale = scale;
@@ -65,7 +72,7 @@ public final class CaptureBenchmark {
 
   public static void main(String[] args) throws Exception {
     Map<String, String> opts = new java.util.HashMap<>(Map.of("--runs", "3", "--scale", "10", "--seconds", "30",
-        "--clients", "4", "--work-dir", "target/bench-capture", "--warmup-seconds", "20", "--load-in-wal", "false"));
+        "--clients", "4", "--work-dir", "target/bench-capture", "--warmup-seconds", "20", "--load-in-wal", "false", "--unix-socket", "false"));
     for (int i = 0; i + 1 < args.length; i += 2) {
       if (!opts.containsKey(args[i])) {
         throw new IllegalArgumentException("unknown option " + args[i] + "; known: " + opts.keySet());
@@ -75,6 +82,7 @@ public final class CaptureBenchmark {
     CaptureBenchmark bench = new CaptureBenchmark(Integer.parseInt(opts.get("--scale")),
         Integer.parseInt(opts.get("--seconds")), Integer.parseInt(opts.get("--clients")), Path.of(opts.get("--work-dir")));
     bench.loadInWal = Boolean.parseBoolean(opts.get("--load-in-wal"));
+    unixSocket = Boolean.parseBoolean(opts.get("--unix-socket"));
     int runs = Integer.parseInt(opts.get("--runs"));
     int warmup = Integer.parseInt(opts.get("--warmup-seconds"));
     if (warmup > 0) { // JIT-compiles both readers' paths, as a long-running broker has them
@@ -147,7 +155,7 @@ public final class CaptureBenchmark {
     org.postgresql.PGProperty.PREFER_QUERY_MODE.set(p, "simple");
     long start = System.nanoTime();
     long cpu = cpuNanos();
-    try (Connection c = java.sql.DriverManager.getConnection(pg.jdbcUrl(), p)) {
+    try (Connection c = java.sql.DriverManager.getConnection(url(pg), p)) {
       PGReplicationStream stream = c.unwrap(PGConnection.class).getReplicationAPI().replicationStream().logical()
           .withSlotName(RAW_SLOT).withSlotOption("proto_version", "1")
           .withSlotOption("publication_names", CaptureConfig.DEFAULT_PUBLICATION)
@@ -233,7 +241,7 @@ public final class CaptureBenchmark {
     }
 
     PgLogicalCapture capture(TestPostgres pg) {
-      return new PgLogicalCapture(UpstreamConfig.external(pg.jdbcUrl(), "postgres", null),
+      return new PgLogicalCapture(UpstreamConfig.external(url(pg), "postgres", null),
           CaptureConfig.defaults("bench").withSlot(SLUICE_SLOT, CaptureConfig.DEFAULT_PUBLICATION),
           events, schemas, registry);
     }

@@ -66,13 +66,20 @@ public final class CaptureVersusDebeziumBench {
    * reads only the run's two-row transactions, where the walsender's per-transaction work bounds every reader.
    */
   public List<Figure> run(int runs, int scale, int seconds, int clients) throws Exception {
-    once(0, true, 1, 5, clients, true);   // warm-up of both readers' code in this JVM (JIT), not counted
-    List<Figure> figures = new ArrayList<>(series(runs, scale, seconds, clients, true));
-    figures.addAll(series(runs, scale, seconds, clients, false));
+    once(0, true, 1, 5, clients, true, false);   // warm-up of both readers' code in this JVM (JIT), not counted
+    List<Figure> figures = new ArrayList<>(series(runs, scale, seconds, clients, true, false));
+    figures.addAll(series(runs, scale, seconds, clients, false, false));
+    figures.addAll(series(runs, scale, seconds, clients, true, true));
     return figures;
   }
 
-  private List<Figure> series(int runs, int scale, int seconds, int clients, boolean loadInWal) throws Exception {
+  /**
+   * One figure pair over {@code runs} runs. With {@code unixSocket} both readers connect through
+   * PostgreSQL's Unix-domain socket (Sluice's {@code UnixSocketFactory}, passed to Debezium's driver as
+   * {@code database.socketFactory}), else over loopback TCP.
+   */
+  private List<Figure> series(int runs, int scale, int seconds, int clients, boolean loadInWal, boolean unixSocket)
+      throws Exception {
     List<Double> sluice = new ArrayList<>();
     List<Double> debezium = new ArrayList<>();
     List<Double> ratios = new ArrayList<>();
@@ -80,7 +87,7 @@ public final class CaptureVersusDebeziumBench {
     cpu.clear();
     startups.clear();
     for (int run = 1; run <= runs; run++) {
-      double[] r = once(run, run % 2 == 1, scale, seconds, clients, loadInWal);
+      double[] r = once(run, run % 2 == 1, scale, seconds, clients, loadInWal, unixSocket);
       sluice.add(r[0]);
       debezium.add(r[1]);
       ratios.add(r[0] / r[1]);
@@ -91,18 +98,19 @@ public final class CaptureVersusDebeziumBench {
             seconds, clients)
         : String.format("the WAL of pgbench -N -T %d -c %d only (two-row transactions; pgbench -i -s %d ran before the"
             + " slots)", seconds, clients, scale);
-    String how = String.format("%s, ~%,d row changes per run, on PostgreSQL 17"
+    String how = String.format("%s, ~%,d row changes per run, on PostgreSQL 17 over %s"
         + " (fsync off); Sluice capture into a durable RocksEventStore vs Debezium embedded engine 3.6.1.Final"
         + " (PostgresConnector, pgoutput, Connect format, in-memory offsets), each from its own slot created before the"
         + " workload, alternating order; rows/s from the moment each reader streams (Sluice: capture started;"
         + " Debezium: its first record) to the marker row (start-up before that, median: Sluice %.2f s, Debezium %.2f s,"
         + " not counted); after one small warm-up run of both; JVM CPU per row (all threads of the reading JVM,"
         + " PostgreSQL excluded), median: Sluice %.1f µs, Debezium %.1f µs",
-        wal, rowsPerRun,
+        wal, rowsPerRun, unixSocket ? "its Unix-domain socket (both readers)" : "loopback TCP",
         Stats.median(startups.stream().map(x -> x[0]).toList()), Stats.median(startups.stream().map(x -> x[1]).toList()),
         Stats.median(cpu.stream().map(x -> x[0]).toList()), Stats.median(cpu.stream().map(x -> x[1]).toList()));
-    String suffix = loadInWal ? "" : "_small_txns";
-    String what = loadInWal ? "whole pgbench WAL" : "two-row transactions only";
+    String suffix = (loadInWal ? "" : "_small_txns") + (unixSocket ? "_unix_socket" : "");
+    String what = (loadInWal ? "whole pgbench WAL" : "two-row transactions only")
+        + (unixSocket ? ", Unix-domain socket" : "");
     return List.of(
         new Figure("capture_rows_per_s" + suffix, "Sluice capture rows/s (" + what + ")", Stats.median(sluice),
             "rows/s", Double.NaN, true, Stats.median(debezium), runs, how + "; peer = Debezium rows/s"),
@@ -110,8 +118,8 @@ public final class CaptureVersusDebeziumBench {
             Stats.median(ratios), "ratio", 3, true, Double.NaN, runs, how));
   }
 
-  private double[] once(int run, boolean sluiceFirst, int scale, int seconds, int clients, boolean loadInWal)
-      throws Exception {
+  private double[] once(int run, boolean sluiceFirst, int scale, int seconds, int clients, boolean loadInWal,
+      boolean unixSocket) throws Exception {
     Path dir = Files.createTempDirectory(work, "capture-" + run);
     try (PostgresServer pg = PostgresServer.upstream(Map.of("max_wal_size", "4GB", "checkpoint_timeout", "30min"))) {
       if (!loadInWal) {
@@ -120,8 +128,9 @@ public final class CaptureVersusDebeziumBench {
       pg.exec("CREATE TABLE bench_end (id int PRIMARY KEY)",
           "CREATE PUBLICATION " + CaptureConfig.DEFAULT_PUBLICATION + " FOR ALL TABLES",
           "SELECT pg_create_logical_replication_slot('" + DEBEZIUM_SLOT + "', 'pgoutput')");
+      String url = unixSocket ? pg.socketJdbcUrl() : pg.jdbcUrl();
       try (Stores s = new Stores(dir.resolve("sluice"))) {   // creates Sluice's slot before the workload; the read resumes there
-        PgLogicalCapture c = s.capture(pg);
+        PgLogicalCapture c = s.capture(url);
         c.start();
         c.close();
       }
@@ -138,21 +147,22 @@ public final class CaptureVersusDebeziumBench {
       double c1;
       double c2;
       if (sluiceFirst) {
-        sl = readSluice(pg, dir.resolve("sluice"), endOid);
+        sl = readSluice(pg, url, dir.resolve("sluice"), endOid, unixSocket);
         c1 = ProcessCpu.self();
-        dz = readDebezium(pg, dir.resolve("debezium"));
+        dz = readDebezium(pg, dir.resolve("debezium"), unixSocket);
         c2 = ProcessCpu.self();
         cpu.add(new double[] {(c1 - c0) * 1e6 / sl[0], (c2 - c1) * 1e6 / dz[0]});
       } else {
-        dz = readDebezium(pg, dir.resolve("debezium"));
+        dz = readDebezium(pg, dir.resolve("debezium"), unixSocket);
         c1 = ProcessCpu.self();
-        sl = readSluice(pg, dir.resolve("sluice"), endOid);
+        sl = readSluice(pg, url, dir.resolve("sluice"), endOid, unixSocket);
         c2 = ProcessCpu.self();
         cpu.add(new double[] {(c2 - c1) * 1e6 / sl[0], (c1 - c0) * 1e6 / dz[0]});
       }
-      System.out.printf("capture run %d, %s (%s first, pgbench %.0f tps): Sluice %,.0f rows in %.2f s = %,.0f rows/s"
+      System.out.printf("capture run %d, %s%s (%s first, pgbench %.0f tps): Sluice %,.0f rows in %.2f s = %,.0f rows/s"
               + " (streaming after %.2f s); Debezium %,.0f rows in %.2f s = %,.0f rows/s (streaming after %.2f s);"
-              + " ratio %.2f%n", run, loadInWal ? "whole WAL" : "two-row transactions", sluiceFirst ? "Sluice" : "Debezium",
+              + " ratio %.2f%n", run, loadInWal ? "whole WAL" : "two-row transactions",
+          unixSocket ? ", Unix-domain socket" : "", sluiceFirst ? "Sluice" : "Debezium",
           Pgbench.tps(out), sl[0], sl[1], sl[0] / sl[1],
           sl[2], dz[0], dz[1], dz[0] / dz[1], dz[2], (sl[0] / sl[1]) / (dz[0] / dz[1]));
       System.out.printf("capture run %d CPU per row: Sluice %.1f µs, Debezium %.1f µs (start-up included)%n", run,
@@ -169,12 +179,13 @@ public final class CaptureVersusDebeziumBench {
    * when it streams: capture counts a transaction's rows at its commit, so a first-row time would skip
    * the wait for a large transaction.
    */
-  private static double[] readSluice(PostgresServer pg, Path dir, long endOid) {
+  private static double[] readSluice(PostgresServer pg, String url, Path dir, long endOid, boolean unixSocket) {
     try (Stores s = new Stores(dir)) {
-      PgLogicalCapture capture = s.capture(pg);
+      PgLogicalCapture capture = s.capture(url);
       long t0 = System.nanoTime();
       capture.start();
       long streaming = System.nanoTime();
+      requireTransport(pg, SLUICE_SLOT, unixSocket);
       long deadline = t0 + TimeUnit.MINUTES.toNanos(30);
       while (!(s.events.lastCommitTs(endOid) > 0 && s.events.resolvedTs() >= s.events.lastCommitTs(endOid))) {
         if (System.nanoTime() > deadline) {
@@ -188,6 +199,16 @@ public final class CaptureVersusDebeziumBench {
     }
   }
 
+  /** Fails the run unless the slot's walsender serves its reader over the transport the figure names. */
+  private static void requireTransport(PostgresServer pg, String slot, boolean unixSocket) {
+    String peer = pg.queryString("SELECT coalesce(a.client_addr::text, 'unix socket') FROM pg_replication_slots s"
+        + " JOIN pg_stat_activity a ON a.pid = s.active_pid WHERE s.slot_name = '" + slot + "'");
+    if (peer == null || peer.equals("unix socket") != unixSocket) {
+      throw new IllegalStateException("slot " + slot + " is read over " + peer + ", not over "
+          + (unixSocket ? "the Unix-domain socket" : "TCP") + " as this figure says");
+    }
+  }
+
   private static double capturedRows(Stores s) {
     return s.registry.find("sluice.capture.rows").counters().stream().mapToDouble(c -> c.count()).sum();
   }
@@ -197,7 +218,7 @@ public final class CaptureVersusDebeziumBench {
    * timed from its first record of any table: in the whole WAL that is a row of Sluice's DDL-capture
    * table, written by the first transactions, so the clock starts when the stream does, as Sluice's.
    */
-  private static double[] readDebezium(PostgresServer pg, Path dir) throws Exception {
+  private static double[] readDebezium(PostgresServer pg, Path dir, boolean unixSocket) throws Exception {
     Files.createDirectories(dir);
     Properties p = new Properties();
     p.setProperty("name", "bench");
@@ -209,6 +230,10 @@ public final class CaptureVersusDebeziumBench {
     p.setProperty("database.user", "postgres");
     p.setProperty("database.password", "");
     p.setProperty("database.dbname", "postgres");
+    if (unixSocket) {   // Debezium hands database.* settings it does not know to PgJDBC
+      p.setProperty("database.socketFactory", dev.sluice.broker.upstream.UnixSocketFactory.class.getName());
+      p.setProperty("database.socketFactoryArg", pg.socketDirectory().toString());
+    }
     p.setProperty("topic.prefix", "bench");
     p.setProperty("plugin.name", "pgoutput");
     p.setProperty("slot.name", DEBEZIUM_SLOT);
@@ -221,6 +246,8 @@ public final class CaptureVersusDebeziumBench {
     AtomicLong rows = new AtomicLong();
     AtomicLong first = new AtomicLong();
     CountDownLatch marker = new CountDownLatch(1);
+    java.util.concurrent.atomic.AtomicReference<RuntimeException> wrongTransport =
+        new java.util.concurrent.atomic.AtomicReference<>();
     ExecutorService executor = Executors.newSingleThreadExecutor();
     long t0 = System.nanoTime();
     long end;
@@ -232,6 +259,12 @@ public final class CaptureVersusDebeziumBench {
             if (sr.value() != null) {
               if (rows.incrementAndGet() == 1) {
                 first.set(System.nanoTime());
+                try {
+                  requireTransport(pg, DEBEZIUM_SLOT, unixSocket);
+                } catch (RuntimeException e) {   // thrown here it would only stop the engine's task
+                  wrongTransport.set(e);
+                  marker.countDown();
+                }
               }
               if (sr.topic().endsWith(".bench_end")) {
                 marker.countDown();
@@ -247,6 +280,9 @@ public final class CaptureVersusDebeziumBench {
         throw new IllegalStateException("Debezium did not deliver the marker row within 30 min (" + rows.get() + " rows)");
       }
       end = System.nanoTime();
+      if (wrongTransport.get() != null) {
+        throw wrongTransport.get();
+      }
     } finally {
       executor.shutdown();
       executor.awaitTermination(60, TimeUnit.SECONDS);
@@ -265,8 +301,8 @@ public final class CaptureVersusDebeziumBench {
       schemas = RocksSchemaStore.open(SchemaStoreConfig.at(dir.resolve("schema")), registry);
     }
 
-    PgLogicalCapture capture(PostgresServer pg) {
-      return new PgLogicalCapture(UpstreamConfig.external(pg.jdbcUrl(), "postgres", null),
+    PgLogicalCapture capture(String url) {
+      return new PgLogicalCapture(UpstreamConfig.external(url, "postgres", null),
           CaptureConfig.defaults("bench").withSlot(SLUICE_SLOT, CaptureConfig.DEFAULT_PUBLICATION), events, schemas,
           registry);
     }
