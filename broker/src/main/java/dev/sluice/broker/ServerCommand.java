@@ -37,7 +37,9 @@ final class ServerCommand implements Callable<Integer> {
   Path dataDir;
 
   @Option(names = "--upstream", description = "JDBC URL of the PostgreSQL 12+ to capture"
-      + " (jdbc:postgresql://host:port/db); default: an embedded PostgreSQL under <data-dir>/upstream.")
+      + " (jdbc:postgresql://host:port/db); default: an embedded PostgreSQL under <data-dir>/upstream. On the"
+      + " database's host, append ?socketFactory=dev.sluice.broker.upstream.UnixSocketFactory&socketFactoryArg=<socket"
+      + " dir> to read through its Unix-domain socket (faster; docs/CAPTURE.md).")
   String upstream;
 
   @Option(names = "--upstream-user", description = "Role to connect as (or user= in the URL).")
