@@ -11,6 +11,8 @@ final class TableVersion {
   private final long tableId;
   private final long version;
   private final int hash;
+  /** The body while the cache holds this version (set after a cache get, cleared when the cache removes it). */
+  private volatile TableInfo body;
 
   TableVersion(long tableId, long version) {
     this.tableId = tableId;
@@ -25,6 +27,20 @@ final class TableVersion {
   /** Commit ts of the DDL that produced the version. */
   long version() {
     return version;
+  }
+
+  /** The cached body, or null when the cache does not hold this version. */
+  TableInfo cachedBody() {
+    return body;
+  }
+
+  void pin(TableInfo info) {
+    body = info;
+  }
+
+  /** Clears the body; clearing a pin that was still valid costs only a cache get on the next hit. */
+  void unpin() {
+    body = null;
   }
 
   @Override
