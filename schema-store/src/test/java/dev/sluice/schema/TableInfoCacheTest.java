@@ -56,6 +56,41 @@ class TableInfoCacheTest {
   }
 
   @Test
+  void underConcurrentReadersAndEvictionsEveryAnswerIsItsVersionAndOnlyCachedVersionsKeepABody()
+      throws Exception {
+    TableInfoCache cache = new TableInfoCache(16, this::load);
+    List<TableVersion> all = keys(1, 200);
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(4);
+    try {
+      List<java.util.concurrent.Future<?>> readers = new ArrayList<>();
+      for (int r = 0; r < 4; r++) {
+        int seed = r;
+        readers.add(pool.submit(() -> {
+          java.util.Random random = new java.util.Random(seed);
+          for (int i = 0; i < 200_000; i++) {
+            // a skewed mix: a few hot versions, many cold ones, so entries are both hit and evicted
+            TableVersion k = all.get(random.nextInt(4) == 0 ? random.nextInt(all.size()) : random.nextInt(8));
+            TableInfo got = cache.get(k);
+            if (got.tableId() != k.tableId() || got.version() != k.version()) {
+              throw new AssertionError(k + " answered with " + got.tableId() + "@" + got.version());
+            }
+          }
+          return null;
+        }));
+      }
+      for (var r : readers) {
+        r.get(60, java.util.concurrent.TimeUnit.SECONDS);
+      }
+    } finally {
+      pool.shutdownNow();
+    }
+    cache.caffeine().cleanUp();
+    List<TableVersion> carrying = all.stream().filter(k -> k.cachedBody() != null).toList();
+    assertThat(cache.caffeine().asMap().keySet()).containsAll(carrying);
+    assertThat(carrying).hasSizeLessThanOrEqualTo(16);
+  }
+
+  @Test
   void anUncachedStoreLoadsEveryTime() {
     TableInfoCache cache = new TableInfoCache(0, this::load);
     TableVersion k = new TableVersion(7, 1000);
