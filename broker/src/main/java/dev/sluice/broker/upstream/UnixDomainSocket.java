@@ -7,15 +7,9 @@ import java.net.InetAddress;
 import java.net.SocketAddress;
 import java.net.SocketException;
 import java.net.SocketOption;
-import java.net.SocketTimeoutException;
 import java.net.StandardProtocolFamily;
 import java.net.StandardSocketOptions;
 import java.net.UnixDomainSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.channels.ClosedChannelException;
-import java.nio.channels.ClosedSelectorException;
-import java.nio.channels.SelectionKey;
-import java.nio.channels.Selector;
 import java.nio.channels.SocketChannel;
 import java.nio.file.Path;
 import java.util.Set;
@@ -40,21 +34,14 @@ import java.util.Set;
  */
 public final class UnixDomainSocket extends java.net.Socket {
 
-  /** Bytes read from the kernel per system call; PgJDBC reads from its own 8 KiB buffer on top. */
-  private static final int READ_BUFFER_BYTES = 64 * 1024;
-
   private final Path path;
   private final Object connectLock = new Object();
   private volatile Path connectedFile;
-  private volatile SocketChannel channel;
-  private volatile Selector readReady;
-  private volatile Selector writeReady;
+  private volatile ChannelStreams streams;   // null until connected
   private volatile int soTimeoutMillis;
   private volatile boolean closed;
   private volatile boolean inputShutdown;
   private volatile boolean outputShutdown;
-  private volatile InputStream in;
-  private volatile OutputStream out;
 
   /**
    * An unconnected socket that will connect to {@code path}: a socket file, or a directory holding
@@ -85,23 +72,16 @@ public final class UnixDomainSocket extends java.net.Socket {
       if (closed) {
         throw new SocketException("Socket is closed");
       }
-      if (channel != null) {
-        throw new SocketException("already connected to " + path);
+      if (streams != null) {
+        throw new SocketException("already connected to " + connectedFile);
       }
       Path file = socketFile(address);
       SocketChannel ch = SocketChannel.open(StandardProtocolFamily.UNIX);
       try {
         // A Unix-domain connect does not wait on a network, so the timeout has nothing to bound.
         ch.connect(UnixDomainSocketAddress.of(file));
-        ch.configureBlocking(false);
-        Selector r = Selector.open();
-        Selector w = Selector.open();
-        ch.register(r, SelectionKey.OP_READ);
-        ch.register(w, SelectionKey.OP_WRITE);
-        readReady = r;
-        writeReady = w;
+        streams = ChannelStreams.open(ch, file, () -> soTimeoutMillis, this);
         connectedFile = file;
-        channel = ch;
       } catch (IOException e) {
         ch.close();
         SocketException wrapped = new SocketException(
@@ -110,8 +90,6 @@ public final class UnixDomainSocket extends java.net.Socket {
         wrapped.initCause(e);
         throw wrapped;
       }
-      in = new ChannelInput();
-      out = new ChannelOutput();
     }
   }
 
@@ -133,13 +111,13 @@ public final class UnixDomainSocket extends java.net.Socket {
   @Override
   public InputStream getInputStream() throws IOException {
     requireOpen();
-    return in;
+    return streams.input();
   }
 
   @Override
   public OutputStream getOutputStream() throws IOException {
     requireOpen();
-    return out;
+    return streams.output();
   }
 
   @Override
@@ -162,7 +140,7 @@ public final class UnixDomainSocket extends java.net.Socket {
 
   @Override
   public int getReceiveBufferSize() throws SocketException {
-    return getChannelOption(StandardSocketOptions.SO_RCVBUF, READ_BUFFER_BYTES);
+    return getChannelOption(StandardSocketOptions.SO_RCVBUF, ChannelStreams.READ_BUFFER_BYTES);
   }
 
   @Override
@@ -172,7 +150,7 @@ public final class UnixDomainSocket extends java.net.Socket {
 
   @Override
   public int getSendBufferSize() throws SocketException {
-    return getChannelOption(StandardSocketOptions.SO_SNDBUF, READ_BUFFER_BYTES);
+    return getChannelOption(StandardSocketOptions.SO_SNDBUF, ChannelStreams.READ_BUFFER_BYTES);
   }
 
   @Override
@@ -255,7 +233,7 @@ public final class UnixDomainSocket extends java.net.Socket {
   @SuppressWarnings("unchecked")
   public <T> T getOption(SocketOption<T> name) throws IOException {
     if (name == StandardSocketOptions.SO_RCVBUF || name == StandardSocketOptions.SO_SNDBUF) {
-      return (T) Integer.valueOf(getChannelOption((SocketOption<Integer>) name, READ_BUFFER_BYTES));
+      return (T) Integer.valueOf(getChannelOption((SocketOption<Integer>) name, ChannelStreams.READ_BUFFER_BYTES));
     }
     throw new UnsupportedOperationException("'" + name + "' is not supported on a Unix-domain socket");
   }
@@ -287,7 +265,7 @@ public final class UnixDomainSocket extends java.net.Socket {
 
   @Override
   public SocketAddress getRemoteSocketAddress() {
-    return channel == null ? null : UnixDomainSocketAddress.of(connectedFile);
+    return streams == null ? null : UnixDomainSocketAddress.of(connectedFile);
   }
 
   @Override
@@ -303,12 +281,12 @@ public final class UnixDomainSocket extends java.net.Socket {
 
   @Override
   public boolean isConnected() {
-    return channel != null;
+    return streams != null;
   }
 
   @Override
   public boolean isBound() {
-    return channel != null;
+    return streams != null;
   }
 
   @Override
@@ -329,14 +307,14 @@ public final class UnixDomainSocket extends java.net.Socket {
   @Override
   public void shutdownInput() throws IOException {
     requireOpen();
-    channel.shutdownInput();
+    streams.channel().shutdownInput();
     inputShutdown = true;
   }
 
   @Override
   public void shutdownOutput() throws IOException {
     requireOpen();
-    channel.shutdownOutput();
+    streams.channel().shutdownOutput();
     outputShutdown = true;
   }
 
@@ -348,34 +326,22 @@ public final class UnixDomainSocket extends java.net.Socket {
       }
       closed = true;
     }
-    IOException failure = null;
-    for (AutoCloseable c : new AutoCloseable[] {readReady, writeReady, channel}) {
-      // Closing a selector wakes a reader or writer blocked on it; they then see `closed`.
-      try {
-        if (c != null) {
-          c.close();
-        }
-      } catch (Exception e) {
-        if (failure == null) {
-          failure = e instanceof IOException io ? io : new IOException(e);
-        }
-      }
-    }
-    if (failure != null) {
-      throw failure;
+    ChannelStreams s = streams;
+    if (s != null) {
+      s.close();
     }
   }
 
   @Override
   public String toString() {
-    return "UnixDomainSocket[" + (connectedFile != null ? connectedFile : path) + (closed ? ", closed" : channel != null ? ", connected" : "") + "]";
+    return "UnixDomainSocket[" + (connectedFile != null ? connectedFile : path) + (closed ? ", closed" : streams != null ? ", connected" : "") + "]";
   }
 
   private void requireOpen() throws SocketException {
     if (closed) {
       throw new SocketException("Socket is closed");
     }
-    if (channel == null) {
+    if (streams == null) {
       throw new SocketException("Socket is not connected");
     }
   }
@@ -383,19 +349,19 @@ public final class UnixDomainSocket extends java.net.Socket {
   private <T> void setChannelOption(SocketOption<T> name, T value) throws SocketException {
     requireOpen();
     try {
-      channel.setOption(name, value);
+      streams.channel().setOption(name, value);
     } catch (IOException e) {
       throw asSocketException(e);
     }
   }
 
   private int getChannelOption(SocketOption<Integer> name, int unconnected) throws SocketException {
-    if (channel == null) {
+    if (streams == null) {
       return unconnected;
     }
     requireOpen();
     try {
-      return channel.getOption(name);
+      return streams.channel().getOption(name);
     } catch (IOException e) {
       throw asSocketException(e);
     }
@@ -408,128 +374,5 @@ public final class UnixDomainSocket extends java.net.Socket {
     SocketException s = new SocketException(closed ? "Socket is closed" : e.getMessage());
     s.initCause(e);
     return s;
-  }
-
-  /** Reads through a buffer of its own so {@link #available()} can tell, without blocking, whether bytes came. */
-  private final class ChannelInput extends InputStream {
-    private final ByteBuffer buffer = ByteBuffer.allocateDirect(READ_BUFFER_BYTES).flip();
-    private boolean eof;
-
-    @Override
-    public int read() throws IOException {
-      byte[] one = new byte[1];
-      int n = read(one, 0, 1);
-      return n < 0 ? -1 : one[0] & 0xFF;
-    }
-
-    @Override
-    public int read(byte[] b, int off, int len) throws IOException {
-      java.util.Objects.checkFromIndexSize(off, len, b.length);
-      if (len == 0) {
-        return 0;
-      }
-      if (!buffer.hasRemaining() && !fill(soTimeoutMillis)) {
-        return -1;
-      }
-      int n = Math.min(len, buffer.remaining());
-      buffer.get(b, off, n);
-      return n;
-    }
-
-    /** Bytes readable now without blocking: PgJDBC polls a replication stream with this. */
-    @Override
-    public int available() throws IOException {
-      if (!buffer.hasRemaining() && !eof) {
-        readNow();
-      }
-      return buffer.remaining();
-    }
-
-    @Override
-    public void close() throws IOException {
-      UnixDomainSocket.this.close();
-    }
-
-    /** Waits up to {@code timeoutMillis} (0: forever) for bytes; false at end of stream. */
-    private boolean fill(int timeoutMillis) throws IOException {
-      long deadline = timeoutMillis == 0 ? Long.MAX_VALUE : System.nanoTime() + timeoutMillis * 1_000_000L;
-      while (true) {
-        if (eof) {
-          return false;
-        }
-        if (readNow() > 0) {
-          return true;
-        }
-        if (eof) {
-          return false;
-        }
-        long waitMillis = 0;
-        if (deadline != Long.MAX_VALUE) {
-          long left = deadline - System.nanoTime();
-          if (left <= 0) {
-            throw new SocketTimeoutException("Read timed out after " + timeoutMillis + " ms on " + connectedFile);
-          }
-          waitMillis = Math.max(1, left / 1_000_000L);
-        }
-        awaitReady(readReady, waitMillis);
-      }
-    }
-
-    private int readNow() throws IOException {
-      requireOpen();
-      buffer.compact();
-      try {
-        int n = channel.read(buffer);
-        if (n < 0) {
-          eof = true;
-          return 0;
-        }
-        return n;
-      } catch (ClosedChannelException e) {
-        throw asSocketException(e);
-      } finally {
-        buffer.flip();
-      }
-    }
-  }
-
-  private final class ChannelOutput extends OutputStream {
-    @Override
-    public void write(int b) throws IOException {
-      write(new byte[] {(byte) b}, 0, 1);
-    }
-
-    @Override
-    public void write(byte[] b, int off, int len) throws IOException {
-      java.util.Objects.checkFromIndexSize(off, len, b.length);
-      ByteBuffer src = ByteBuffer.wrap(b, off, len);
-      while (src.hasRemaining()) {
-        requireOpen();
-        try {
-          if (channel.write(src) == 0) {
-            awaitReady(writeReady, 0);
-          }
-        } catch (ClosedChannelException e) {
-          throw asSocketException(e);
-        }
-      }
-    }
-
-    @Override
-    public void close() throws IOException {
-      UnixDomainSocket.this.close();
-    }
-  }
-
-  private void awaitReady(Selector selector, long timeoutMillis) throws IOException {
-    try {
-      selector.select(timeoutMillis);
-      selector.selectedKeys().clear();
-    } catch (ClosedSelectorException e) {
-      throw new SocketException("Socket is closed");
-    }
-    if (closed) {
-      throw new SocketException("Socket is closed");
-    }
   }
 }
