@@ -16,11 +16,11 @@ import java.util.function.Function;
  *
  * <p>A hit is served from the key itself: while Caffeine holds a version, its key carries the body
  * ({@link TableVersion#cachedBody}), set after a cache get and cleared by the removal listener (and by
- * the getter itself when the entry went away meanwhile), so the
- * hot path is two field reads instead of a hash-table probe and the policy's bookkeeping. Caffeine still
- * decides what stays (the bound holds: a body is carried only while its entry is cached) and counts the
- * hits: each is recorded in its stats, and one hit in {@value #CACHE_SEES_EVERY} (at random) goes through
- * the cache so its frequency sketch and recency order see the hot versions.
+ * the getter itself when the entry went away meanwhile), so the hot path is two field reads instead of
+ * a hash-table probe and the policy's bookkeeping. Caffeine still decides what stays (the bound holds:
+ * a body is carried only while its entry is cached) and counts the hits: each is recorded in its stats,
+ * and one hit in {@value #CACHE_SEES_EVERY} (at random) goes through the cache so its frequency sketch
+ * and recency order see the hot versions.
  *
  * <p>Maintenance (eviction, stats) runs on the calling thread instead of the common fork-join pool:
  * it is amortised over many reads and keeps the broker's pool free of cache work.

@@ -35,7 +35,7 @@ public record UpstreamConfig(String jdbcUrl, String user, String password, Path 
     } else if (!jdbcUrl.startsWith("jdbc:postgresql:")) {
       throw new IllegalArgumentException("upstream must be a jdbc:postgresql:// URL, got '" + jdbcUrl + "'");
     } else if (UNIX_SOCKET_FACTORY.equals(queryParameter(jdbcUrl, "socketFactory"))
-        && (queryParameter(jdbcUrl, "socketFactoryArg") == null || queryParameter(jdbcUrl, "socketFactoryArg").isBlank())) {
+        && Objects.requireNonNullElse(queryParameter(jdbcUrl, "socketFactoryArg"), "").isBlank()) {
       throw new IllegalArgumentException("upstream URL names socketFactory=" + UNIX_SOCKET_FACTORY
           + " but no socketFactoryArg: add &socketFactoryArg=<the server's socket directory or .s.PGSQL.<port> file>,"
           + " e.g. /var/run/postgresql");
