@@ -17,6 +17,7 @@ import dev.sluice.broker.store.RocksEventStore;
 import dev.sluice.broker.upstream.DemoWorkload;
 import dev.sluice.broker.upstream.EmbeddedUpstream;
 import dev.sluice.broker.upstream.UpstreamConfig;
+import dev.sluice.dispatcher.BrokerAddress;
 import dev.sluice.schema.RocksSchemaStore;
 import dev.sluice.schema.SchemaStore;
 import dev.sluice.schema.SchemaStoreConfig;
@@ -98,6 +99,7 @@ public final class Broker implements AutoCloseable {
       startAdmin();
       log.atInfo().addKeyValue("nodeId", config.nodeId()).addKeyValue("upstream", upstream.displayUrl())
           .addKeyValue("grpcAddress", eventService.identity().grpcAddress())
+          .addKeyValue("grpcListen", eventService.listenAddress())
           .addKeyValue("adminUrl", "http://" + adminAddress())
           .addKeyValue("slot", config.capture().slotName()).addKeyValue("mode", capture.status().mode())
           .addKeyValue("state", capture.status().state()).log("broker started");
@@ -114,7 +116,9 @@ public final class Broker implements AutoCloseable {
         .withMetrics(new MicrometerMetricsFactory(registry))
         .build();
     opened(() -> await(vertx.close(), "close Vert.x"));
-    NodeIdentity identity = NodeIdentity.fresh(config.nodeId(), null, null);
+    // an advertised gRPC address is announced from the first GetTopology on; else the listener's own
+    NodeIdentity identity = NodeIdentity.fresh(config.nodeId(),
+        serve.advertisedGrpc() == null ? null : serve.advertisedGrpc().toString(), null);
     eventService = await(EventService.start(vertx, serve.eventService(), identity, serve.bindHost(), serve.grpcPort(),
         events, schemas, registry), "start the event service on " + serve.bindHost() + ":" + serve.grpcPort());
     opened(() -> await(eventService.close(), "stop the event service"));
@@ -130,7 +134,7 @@ public final class Broker implements AutoCloseable {
         registry), serve.bindHost(), serve.adminPort());
     String id = await(vertx.deployVerticle(admin), "start the admin API on " + serve.bindHost() + ":" + serve.adminPort());
     opened(() -> await(vertx.undeploy(id), "stop the admin API"));
-    eventService.announceAdminAddress(adminAddress());
+    eventService.announceAdminAddress(serve.announcedAdminAddress(admin.port()));
   }
 
   private static <T> T await(io.vertx.core.Future<T> f, String what) {
@@ -192,9 +196,9 @@ public final class Broker implements AutoCloseable {
     return admin;
   }
 
-  /** {@code host:port} of the admin HTTP API. */
+  /** {@code host:port} the admin HTTP API listens on (announced: {@code eventService().identity().adminAddress()}). */
   public String adminAddress() {
-    return config.serve().bindHost() + ":" + admin.port();
+    return new BrokerAddress(config.serve().bindHost(), admin.port()).toString();
   }
 
   /** The Vert.x instance the services run on. */

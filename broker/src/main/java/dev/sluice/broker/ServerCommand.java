@@ -4,6 +4,7 @@ import dev.sluice.api.error.SluiceException;
 import dev.sluice.broker.capture.CaptureConfig;
 import dev.sluice.broker.upstream.DemoWorkloadConfig;
 import dev.sluice.broker.upstream.UpstreamConfig;
+import dev.sluice.dispatcher.BrokerAddress;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
@@ -19,6 +20,7 @@ import picocli.CommandLine.Option;
  * <pre>{@code
  * sluice server --demo-workload                                  # embedded PostgreSQL on 127.0.0.1:8302
  * sluice server --upstream jdbc:postgresql://db:5432/app --upstream-user sluice --upstream-password secret
+ * sluice server --bind 0.0.0.0 --advertise-address broker-1.example.com:8300   # clients reach it by that name
  * }</pre>
  */
 @Command(name = "server", mixinStandardHelpOptions = true,
@@ -78,6 +80,16 @@ final class ServerCommand implements Callable<Integer> {
       description = "Admin HTTP port, 0 = any free port (default: ${DEFAULT-VALUE}).")
   int adminPort;
 
+  @Option(names = "--advertise-address", paramLabel = "<host>:<port>",
+      description = "gRPC address announced to clients (GetTopology, /api/v1/members) when they reach this node by"
+          + " another address than --bind:--grpc-port (NAT, a proxy, a Kubernetes service); required with a wildcard"
+          + " --bind such as 0.0.0.0 (default: the listening address).")
+  String advertiseAddress;
+
+  @Option(names = "--advertise-admin-address", paramLabel = "<host>:<port>",
+      description = "Admin API address announced (default: the advertised gRPC host with --admin-port).")
+  String advertiseAdminAddress;
+
   /** Maps the options onto the typed configuration (validated there). */
   BrokerConfig config() {
     Path data = dataDir.toAbsolutePath();
@@ -88,7 +100,10 @@ final class ServerCommand implements Callable<Integer> {
         .withSlot(slot == null ? CaptureConfig.defaultSlotName(nodeId) : slot, publication)
         .withHeartbeatInterval(heartbeatInterval);
     return new BrokerConfig(nodeId, data, up, capture, demoWorkload, DemoWorkloadConfig.defaults(),
-        ServeConfig.defaults().withPorts(bindHost, grpcPort, adminPort));
+        new ServeConfig(bindHost, grpcPort, adminPort,
+            advertiseAddress == null ? null : BrokerAddress.parse(advertiseAddress),
+            advertiseAdminAddress == null ? null : BrokerAddress.parse(advertiseAdminAddress),
+            ServeConfig.defaults().eventService()));
   }
 
   @Override

@@ -46,6 +46,16 @@ class ServerCommandTest {
   }
 
   @Test
+  void advertisedAddressesMapOntoTheServeConfig() {
+    ServeConfig s = parse("--bind", "0.0.0.0", "--grpc-port", "9300", "--advertise-address", "b1.example:19300",
+        "--advertise-admin-address", "[fd00::1]:19301").config().serve();
+    assertThat(s.bindHost()).isEqualTo("0.0.0.0");
+    assertThat(s.announcedGrpcAddress(9300)).isEqualTo("b1.example:19300");
+    assertThat(s.announcedAdminAddress(8301)).isEqualTo("[fd00::1]:19301");
+    assertThat(parse().config().serve().announcedGrpcAddress(8300)).isEqualTo("127.0.0.1:8300");
+  }
+
+  @Test
   void invalidCombinationsExitWithUsageErrorNamingTheOption() {
     StringWriter err = new StringWriter();
     CommandLine cl = new CommandLine(new ServerCommand()).setErr(new PrintWriter(err));
@@ -56,12 +66,16 @@ class ServerCommandTest {
       assertThat(cl.execute("--upstream", "mysql://x", "--data-dir", "target/never")).isEqualTo(2);
       assertThat(cl.execute("--upstream", "jdbc:postgresql://h/db", "--demo-workload")).isEqualTo(2);
       assertThat(cl.execute("--slot", "Bad Slot")).isEqualTo(2);
+      assertThat(cl.execute("--bind", "0.0.0.0")).isEqualTo(2);
+      assertThat(cl.execute("--advertise-address", "b1.example")).isEqualTo(2);
     } finally {
       System.setErr(old);
     }
     assertThat(captured.toString(java.nio.charset.StandardCharsets.UTF_8))
         .contains("upstream must be a jdbc:postgresql:// URL, got 'mysql://x'")
         .contains("demoWorkload writes into the embedded upstream only")
-        .contains("slotName must be");
+        .contains("slotName must be")
+        .contains("--bind 0.0.0.0 listens on every interface").contains("add --advertise-address <host>:<port>")
+        .contains("broker address must be host:port, got \"b1.example\"");
   }
 }

@@ -30,23 +30,30 @@ public final class BrokerProcess implements AutoCloseable {
    * @param grpcPort          fixed gRPC port
    * @param heartbeatInterval how often an idle upstream moves the resolved ts
    * @param jvmArgs           e.g. {@code -Xmx512m}
+   * @param advertiseAddress  {@code host:port} the broker announces to collectors (a proxy in front of it), or null
    */
   public record Options(Path dataDir, String upstreamJdbcUrl, String nodeId, int grpcPort, Duration heartbeatInterval,
-      List<String> jvmArgs) {
+      List<String> jvmArgs, String advertiseAddress) {
 
     public Options withJvmArgs(List<String> args) {
-      return new Options(dataDir, upstreamJdbcUrl, nodeId, grpcPort, heartbeatInterval, List.copyOf(args));
+      return new Options(dataDir, upstreamJdbcUrl, nodeId, grpcPort, heartbeatInterval, List.copyOf(args),
+          advertiseAddress);
     }
 
     public Options withNodeId(String id) {
-      return new Options(dataDir, upstreamJdbcUrl, id, grpcPort, heartbeatInterval, jvmArgs);
+      return new Options(dataDir, upstreamJdbcUrl, id, grpcPort, heartbeatInterval, jvmArgs, advertiseAddress);
+    }
+
+    /** Collectors that learn the broker from GetTopology are sent to {@code address} (e.g. a fault proxy). */
+    public Options withAdvertiseAddress(String address) {
+      return new Options(dataDir, upstreamJdbcUrl, nodeId, grpcPort, heartbeatInterval, jvmArgs, address);
     }
   }
 
   /** Defaults for tests: node "it", a free port, 50 ms heartbeats, a 768 MiB heap. */
   public static Options options(Path dataDir, PostgresServer upstream) {
     return new Options(dataDir, upstream.jdbcUrl(), "it", LoopbackPorts.free(), Duration.ofMillis(50),
-        List.of("-Xmx768m"));
+        List.of("-Xmx768m"), null);
   }
 
   private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
@@ -73,10 +80,13 @@ public final class BrokerProcess implements AutoCloseable {
   private void launch() {
     List<String> jvmArgs = new ArrayList<>(options.jvmArgs());
     jvmArgs.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
-    List<String> args = List.of("server", "--data-dir", options.dataDir().toString(),
+    List<String> args = new ArrayList<>(List.of("server", "--data-dir", options.dataDir().toString(),
         "--upstream", options.upstreamJdbcUrl(), "--upstream-user", "postgres", "--node-id", options.nodeId(),
         "--grpc-port", Integer.toString(options.grpcPort()), "--admin-port", Integer.toString(LoopbackPorts.free()),
-        "--heartbeat-interval", options.heartbeatInterval().toString());
+        "--heartbeat-interval", options.heartbeatInterval().toString()));
+    if (options.advertiseAddress() != null) {
+      args.addAll(List.of("--advertise-address", options.advertiseAddress()));
+    }
     starts++;
     jvm = ChildJvm.start(name, SluiceCommand.class.getName(), System.getProperty("java.class.path"), jvmArgs, args,
         logDir);

@@ -86,9 +86,6 @@ public final class FaultProxy implements AutoCloseable {
   private final AtomicLong bytesHeld = new AtomicLong();
   private volatile Fault fault = Fault.pass();
   private volatile long faultGeneration;
-  private volatile byte[] advertisedFrom;
-  private volatile byte[] advertisedTo;
-  private final AtomicLong translations = new AtomicLong();
 
   private FaultProxy(String targetHost, int targetPort) {
     this.vertx = Vertx.vertx(new VertxOptions().setEventLoopPoolSize(1));
@@ -123,29 +120,6 @@ public final class FaultProxy implements AutoCloseable {
 
   public int port() {
     return server.actualPort();
-  }
-
-  /**
-   * Address translation, as a NAT in front of the broker would need: the broker names itself in
-   * GetTopology by its own listening address and has no advertised-address setting, so collectors
-   * that learned it would reconnect around the proxy. From now on every occurrence of the target's
-   * {@code 127.0.0.1:port} in bytes from the broker is replaced by this proxy's address; both must have
-   * the same length so that no HTTP/2 frame changes size.
-   */
-  public void translateAdvertisedAddress() {
-    byte[] from = ("127.0.0.1:" + targetPort).getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    byte[] to = address().getBytes(java.nio.charset.StandardCharsets.US_ASCII);
-    if (from.length != to.length) {
-      throw new IllegalStateException("cannot translate " + new String(from, java.nio.charset.StandardCharsets.US_ASCII)
-          + " into " + address() + " in place: the lengths differ; pick ports with the same number of digits");
-    }
-    advertisedFrom = from;
-    advertisedTo = to;
-  }
-
-  /** Addresses rewritten by {@link #translateAdvertisedAddress()}. */
-  public long translations() {
-    return translations.get();
   }
 
   /** Switches the behaviour for every open and future connection; byte budgets count from now. */
@@ -220,8 +194,6 @@ public final class FaultProxy implements AutoCloseable {
     private long budgetUsed;
     private boolean closed;
     private boolean silenced;   // it lost bytes to a black hole: it never forwards again
-    private Buffer held;   // broker bytes that may be the start of an address to translate
-    private long heldTimer = -1;
     // bytes held back per direction (DELAY); while any are pending, later bytes queue behind them,
     // whatever the fault is by then, so a switch of fault never reorders a stream
     private final java.util.ArrayDeque<Delayed> upDelayed = new java.util.ArrayDeque<>();
@@ -234,58 +206,14 @@ public final class FaultProxy implements AutoCloseable {
 
     void wire() {
       in.handler(b -> forward(b, in, out));
-      out.handler(b -> forward(translate(b), out, in));
+      out.handler(b -> forward(b, out, in));
       in.closeHandler(v -> close());
       out.closeHandler(v -> close());
       in.exceptionHandler(e -> close());
       out.exceptionHandler(e -> close());
     }
 
-    /** Rewrites advertised addresses in bytes from the broker; holds a tail that may continue in the next read. */
-    private Buffer translate(Buffer b) {
-      byte[] from = advertisedFrom;
-      if (from == null) {
-        return b;
-      }
-      if (heldTimer >= 0) {
-        vertx.cancelTimer(heldTimer);
-        heldTimer = -1;
-      }
-      byte[] bytes = held == null ? b.getBytes() : held.copy().appendBuffer(b).getBytes();
-      held = null;
-      byte[] to = advertisedTo;
-      for (int i = 0; i + from.length <= bytes.length; i++) {
-        if (java.util.Arrays.equals(bytes, i, i + from.length, from, 0, from.length)) {
-          System.arraycopy(to, 0, bytes, i, to.length);
-          translations.incrementAndGet();
-          i += from.length - 1;
-        }
-      }
-      int keep = 0;
-      for (int k = Math.min(from.length - 1, bytes.length); k > 0; k--) {
-        if (java.util.Arrays.equals(bytes, bytes.length - k, bytes.length, from, 0, k)) {
-          keep = k;
-          break;
-        }
-      }
-      if (keep > 0) {
-        held = Buffer.buffer().appendBytes(bytes, bytes.length - keep, keep);
-        heldTimer = vertx.setTimer(5, t -> {   // nothing followed: the tail was not an address after all
-          heldTimer = -1;
-          Buffer tail = held;
-          held = null;
-          if (tail != null) {
-            forward(tail, out, in);
-          }
-        });
-      }
-      return Buffer.buffer().appendBytes(bytes, 0, bytes.length - keep);
-    }
-
     private void forward(Buffer b, NetSocket from, NetSocket to) {
-      if (b.length() == 0) {
-        return;
-      }
       if (closed) {
         return;
       }

@@ -6,8 +6,8 @@ import dev.sluice.schema.SchemaStore;
 import java.util.concurrent.CompletionStage;
 
 /**
- * The broker process the supervisor runs in: its own event service (reached on loopback when it
- * listens on every interface) and stores.
+ * The broker process the supervisor runs in: its own event service, reached at the address it listens
+ * on (loopback when that is every interface), and stores.
  *
  * <pre>{@code
  * HostBroker host = new LocalHostBroker(broker.eventService(), broker.eventStore(), broker.schemaStore());
@@ -27,11 +27,7 @@ public final class LocalHostBroker implements HostBroker {
 
   @Override
   public String grpcAddress() {
-    String address = service.identity().grpcAddress();
-    int colon = address.lastIndexOf(':');
-    String host = address.substring(0, colon);
-    boolean wildcard = host.equals("0.0.0.0") || host.equals("::") || host.equals("[::]");
-    return wildcard ? "127.0.0.1:" + service.port() : address;
+    return service.listenAddress();   // not the advertised address: that may be a NAT this process cannot reach
   }
 
   @Override

@@ -1,6 +1,7 @@
 package dev.sluice.broker.server;
 
 import dev.sluice.broker.NodeIdentity;
+import dev.sluice.broker.ServeConfig;
 import dev.sluice.broker.control.ControlPlane;
 import dev.sluice.broker.control.ControlPlaneVerticle;
 import dev.sluice.broker.control.EventServiceConfig;
@@ -8,6 +9,7 @@ import dev.sluice.broker.control.EventServiceLimits;
 import dev.sluice.broker.data.DataPlaneRouter;
 import dev.sluice.broker.data.DataPlaneVerticle;
 import dev.sluice.broker.store.EventStore;
+import dev.sluice.dispatcher.BrokerAddress;
 import dev.sluice.schema.SchemaStore;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.DeploymentOptions;
@@ -45,18 +47,20 @@ public final class EventService {
   private final ControlPlaneVerticle controlPlane;
   private final DataPlaneRouter dataPlane;
   private final List<String> deployments;
+  private final String listenHost;
   private final int port;
   private final WorkerExecutor gcWorker;
   private final AtomicReference<EventServiceLimits> limits;
   private final Topologies topologies;
 
   private EventService(Vertx vertx, ControlPlaneVerticle controlPlane, DataPlaneRouter dataPlane,
-      List<String> deployments, int port, WorkerExecutor gcWorker, AtomicReference<EventServiceLimits> limits,
+      List<String> deployments, String listenHost, int port, WorkerExecutor gcWorker, AtomicReference<EventServiceLimits> limits,
       Topologies topologies) {
     this.vertx = vertx;
     this.controlPlane = controlPlane;
     this.dataPlane = dataPlane;
     this.deployments = deployments;
+    this.listenHost = listenHost;
     this.port = port;
     this.gcWorker = gcWorker;
     this.limits = limits;
@@ -65,7 +69,8 @@ public final class EventService {
 
   /**
    * Deploys the planes and listens for collectors on {@code host:port} (0 picks a free port; see
-   * {@link #port()}).
+   * {@link #port()}). GetTopology announces the identity's gRPC address when it has one (an advertised
+   * address), else {@code host:<actual port>}.
    */
   public static Future<EventService> start(Vertx vertx, EventServiceConfig config, NodeIdentity identity, String host,
       int port, EventStore store, SchemaStore schema, MeterRegistry meters) {
@@ -100,11 +105,12 @@ public final class EventService {
           return actualPort.get();
         });
     return bound.map(p -> {
-      NodeIdentity me = identity.withAddresses(host + ":" + p, identity.adminAddress());
+      String announced = identity.grpcAddress() != null ? identity.grpcAddress() : new BrokerAddress(host, p).toString();
+      NodeIdentity me = identity.withAddresses(announced, identity.adminAddress());
       topologies.update(me);
       log.atInfo().addKeyValue("nodeId", me.nodeId()).addKeyValue("grpcAddress", me.grpcAddress())
           .addKeyValue("dataPlanes", dataPlane.instances().size()).log("event service listening");
-      return new EventService(vertx, control, dataPlane, deployments, p, gcWorker, limits, topologies);
+      return new EventService(vertx, control, dataPlane, deployments, host, p, gcWorker, limits, topologies);
     }).onFailure(e -> {
       for (String id : deployments) {
         vertx.undeploy(id);
@@ -112,9 +118,15 @@ public final class EventService {
     });
   }
 
-  /** The gRPC port collectors connect to. */
+  /** The gRPC port this node listens on. */
   public int port() {
     return port;
+  }
+
+  /** {@code host:port} this node listens on, which a client in this process can use (loopback for a wildcard). */
+  public String listenAddress() {
+    boolean wildcard = ServeConfig.isWildcard(listenHost);
+    return new BrokerAddress(wildcard ? "127.0.0.1" : listenHost, port).toString();
   }
 
   /** Who this node is, with the addresses announced so far. */

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.broker.Broker;
 import dev.sluice.broker.BrokerConfig;
+import dev.sluice.broker.ServeConfig;
 import dev.sluice.broker.capture.CaptureConfig;
 import dev.sluice.broker.capture.CaptureState;
 import dev.sluice.broker.capture.TestPostgres;
@@ -32,12 +33,17 @@ public final class RunningBroker implements AutoCloseable {
 
   /** Starts PostgreSQL, runs {@code setupSql} there, then the broker under {@code dir}. */
   public static RunningBroker start(Path dir, ChangefeedConfig changefeeds, String... setupSql) {
+    return start(dir, changefeeds, ServeConfig.ephemeral(), setupSql);
+  }
+
+  /** As {@link #start(Path, ChangefeedConfig, String...)}, serving as {@code serve} says. */
+  public static RunningBroker start(Path dir, ChangefeedConfig changefeeds, ServeConfig serve, String... setupSql) {
     TestPostgres pg = TestPostgres.start();
     try {
       pg.exec(setupSql);
       BrokerConfig config = new BrokerConfig("node-a", dir, UpstreamConfig.external(pg.jdbcUrl(), "postgres", null),
           CaptureConfig.defaults("node-a").withHeartbeatInterval(Duration.ofMillis(50)), false,
-          DemoWorkloadConfig.defaults());
+          DemoWorkloadConfig.defaults(), serve);
       Broker broker = new Broker(config, changefeeds);
       broker.start();
       await().atMost(Duration.ofSeconds(60)).until(() -> broker.captureStatus().state() == CaptureState.STREAMING);
@@ -61,7 +67,7 @@ public final class RunningBroker implements AutoCloseable {
   }
 
   public String adminUrl() {
-    return "http://" + broker.adminAddress();
+    return "http://127.0.0.1:" + broker.admin().port();   // also when it listens on every interface
   }
 
   public String grpcAddress() {

@@ -2,6 +2,7 @@ package dev.sluice.it.scenario;
 
 import dev.sluice.it.BrokerProcess;
 import dev.sluice.it.FaultProxy;
+import dev.sluice.it.LoopbackPorts;
 import dev.sluice.it.PostgresServer;
 import java.util.List;
 
@@ -40,10 +41,11 @@ final class Rig implements AutoCloseable {
     BrokerProcess broker = null;
     try {
       down = PostgresServer.downstream();
-      broker = BrokerProcess.start("broker", BrokerProcess.options(logs.data("broker"), up).withJvmArgs(brokerJvmArgs),
-          logs.dir());
-      FaultProxy proxy = FaultProxy.start(broker.grpcPort());
-      proxy.translateAdvertisedAddress();   // keep collectors that learned the broker from GetTopology on the proxy
+      int proxyPort = LoopbackPorts.free();
+      // collectors that learn the broker from GetTopology stay on the proxy, as behind a NAT
+      broker = BrokerProcess.start("broker", BrokerProcess.options(logs.data("broker"), up).withJvmArgs(brokerJvmArgs)
+          .withAdvertiseAddress("127.0.0.1:" + proxyPort), logs.dir());
+      FaultProxy proxy = FaultProxy.start(broker.grpcPort(), proxyPort);
       return new Rig(up, down, broker, proxy);
     } catch (RuntimeException e) {
       if (broker != null) {
