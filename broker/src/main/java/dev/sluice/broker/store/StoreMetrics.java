@@ -25,6 +25,7 @@ final class StoreMetrics {
   private final Timer syncWrites;
   private final Timer asyncWrites;
   private final Counter scanRows;
+  private final Counter gcReclaimed;
   private final List<Meter> meters;
 
   StoreMetrics(MeterRegistry registry, RocksEventStore store) {
@@ -37,17 +38,23 @@ final class StoreMetrics {
     asyncWrites = writeTimer(registry, "false");
     scanRows = Counter.builder("sluice.store.scan.rows").baseUnit("rows")
         .description("Rows returned by event store scans (counted when a scan closes)").register(registry);
+    gcReclaimed = Counter.builder("sluice.store.gc.reclaimed").baseUnit("bytes")
+        .description("SST bytes dropped by GC as whole files, without waiting for compaction").register(registry);
     Gauge resolved = gauge(registry, "sluice.store.resolved.ts", store, RocksEventStore::resolvedTs,
         "Every transaction with commit ts <= this is whole in the event store");
     Gauge gc = gauge(registry, "sluice.store.gc.ts", store, RocksEventStore::gcTs,
         "Rows with commit ts below this were garbage-collected");
-    meters = List.of(rowsWritten, bytesWritten, syncWrites, asyncWrites, scanRows, resolved, gc);
+    meters = List.of(rowsWritten, bytesWritten, syncWrites, asyncWrites, scanRows, gcReclaimed, resolved, gc);
   }
 
   void recordWrite(boolean sync, long nanos, int rows, long bytes) {
     (sync ? syncWrites : asyncWrites).record(nanos, TimeUnit.NANOSECONDS);
     rowsWritten.increment(rows);
     bytesWritten.increment(bytes);
+  }
+
+  void recordGcReclaimed(long bytes) {
+    gcReclaimed.increment(bytes);
   }
 
   void recordScan(long rows) {

@@ -40,6 +40,11 @@ final class RawStoreDb implements AutoCloseable {
     return commitTs;
   }
 
+  /** Flushes and compacts the rows in {@code [begin, end)} (null = open-ended) into the last level, as age would. */
+  void compactRows(byte[] begin, byte[] end) throws RocksDBException {
+    db.compactRange(handles.get(1), begin, end);
+  }
+
   void putMeta(byte[] key, byte[] value) throws RocksDBException {
     db.put(handles.get(2), key, value);
   }

@@ -133,6 +133,57 @@ class RocksEventStoreGcTest {
     assertThat(storedRowCommitTs()).isEmpty();
   }
 
+  @Test
+  void gcDropsFilesHoldingOnlyCollectedRowsSoTheirSpaceComesBackAtOnce() throws Exception {
+    Path d = dir.resolve("reclaim");
+    byte[] value = new byte[200];
+    writeRows(d, 7, 100, 20_000, value);                      // table 7: all below the GC point
+    try (RawStoreDb raw = new RawStoreDb(d)) {
+      raw.compactRows(null, null);                            // one last-level file of table 7 alone
+    }
+    writeRows(d, 8, 50_000, 2_000, value);                    // table 8: at and above the GC point
+    try (RawStoreDb raw = new RawStoreDb(d)) {
+      raw.compactRows(EventKey.table(8), EventKey.table(9));  // a last-level file of table 8 alone
+    }
+    SimpleMeterRegistry registry = new SimpleMeterRegistry();
+    try (RocksEventStore s = RocksEventStore.open(EventStoreConfig.defaults(d), registry)) {
+      long before = s.stats().liveDataBytes();
+      RowScan opened = s.scan(TableSpan.wholeTable(7), 99, 60_000, null);
+      assertThat(opened.next()).isTrue();
+
+      s.gc(50_000);
+
+      int rest = 0;
+      while (opened.next()) {
+        rest++;
+      }
+      opened.close();
+      assertThat(rest).as("a scan opened before the GC keeps the file it reads").isEqualTo(19_999);
+
+      long after = s.stats().liveDataBytes();
+      double reclaimed = registry.get("sluice.store.gc.reclaimed").counter().count();
+      assertThat(reclaimed).as("table 7's file (10x table 8's) is gone without a compaction")
+          .isGreaterThan(0.8 * before).isEqualTo((double) (before - after));
+      assertThat(ScannedRow.drain(s.scan(TableSpan.wholeTable(7), 49_999, 60_000, null))).isEmpty();
+      assertThat(ScannedRow.drain(s.scan(TableSpan.wholeTable(8), 49_999, 60_000, null))).hasSize(2_000);
+    }
+  }
+
+  /** {@code rows} rows of {@code table}, 100 per commit ts from {@code firstTs}, through a store opened on {@code d}. */
+  private static void writeRows(Path d, long table, long firstTs, int rows, byte[] value) {
+    try (RocksEventStore s = RocksEventStore.open(EventStoreConfig.defaults(d), new SimpleMeterRegistry())) {
+      long ts = firstTs;
+      for (int written = 0; written < rows; ts++) {
+        StoreBatch batch = s.newBatch();
+        for (int seq = 0; seq < 100 && written < rows; seq++, written++) {
+          batch.putRow(table, ts, seq, seq, value);
+        }
+        batch.setResolvedTs(ts);
+        s.write(batch, false);
+      }
+    }
+  }
+
   private List<Long> storedRowCommitTs() throws Exception {
     try (RawStoreDb raw = new RawStoreDb(dir)) {
       return raw.rowCommitTs();
