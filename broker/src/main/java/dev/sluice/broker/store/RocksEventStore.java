@@ -53,7 +53,8 @@ import org.slf4j.LoggerFactory;
  * published before the delete and a scan checks it after opening its iterator (whose implicit snapshot
  * predates any later delete), so a scan either sees all rows it needs or is rejected. A GC ts above
  * the resolved ts is accepted (callers pass the minimum checkpoint, which never is); rows written
- * below the GC ts afterwards stay unreadable and go with the next GC.
+ * below the GC ts afterwards stay unreadable and go with the next GC. Then, outside the write lock,
+ * it drops the SST files that held only deleted rows, so their disk space comes back at once.
  *
  * <p><b>Concurrency.</b> One writer thread calls {@link #write} and {@link #newBatch}; {@link #gc} may
  * come from another thread (both take one lock). Any number of reader threads call the read methods
@@ -317,6 +318,7 @@ public final class RocksEventStore implements EventStore {
 
   @Override
   public void gc(long ts) {
+    List<byte[]> ranges = new ArrayList<>();   // begin, end pairs of the deleted row ranges
     writeLock.lock();
     try {
       ensureOpen();
@@ -326,7 +328,6 @@ public final class RocksEventStore implements EventStore {
       if (ts > gcTs) {
         gcTs = ts; // publish before deleting: see the GC paragraph of the class Javadoc
       }
-      List<byte[]> ranges = new ArrayList<>();   // begin, end pairs of the deleted row ranges
       try (WriteBatch wb = new WriteBatch()) {
         for (Map.Entry<Long, Long> table : tableMaxTs.entrySet()) {
           // a table whose newest row is below the last GC point has no rows left to delete
@@ -345,34 +346,37 @@ public final class RocksEventStore implements EventStore {
         throw new StoreUnavailableException(dataDir, "delete rows below ts " + ts, e);
       }
       persistedGcTs = ts;
-      long reclaimed = dropFilesIn(ranges);
-      log.atInfo().addKeyValue("dataDir", dataDir).addKeyValue("gcTs", ts).addKeyValue("tables", ranges.size() / 2)
-          .addKeyValue("reclaimedBytes", reclaimed).log("event store garbage-collected rows below the GC ts");
     } finally {
       writeLock.unlock();
     }
+    long reclaimed = dropFilesIn(ranges);   // outside the lock: the capture writer need not wait for the MANIFEST
+    log.atInfo().addKeyValue("dataDir", dataDir).addKeyValue("gcTs", ts).addKeyValue("tables", ranges.size() / 2)
+        .addKeyValue("reclaimedBytes", reclaimed).log("event store garbage-collected rows below the GC ts");
   }
 
   /**
    * Drops the SST files that hold only rows of the deleted ranges, so their disk space comes back now
    * rather than when a compaction reaches them (a range tombstone alone frees nothing). Files that
    * straddle a range's end, and level-0 files, wait for compaction. Open scans keep the files they read.
+   * Returns the drop in live SST bytes, an estimate when flushes or compactions run meanwhile.
    */
   private long dropFilesIn(List<byte[]> ranges) {
-    if (ranges.isEmpty()) {
+    if (ranges.isEmpty() || !tryAcquireScan()) {   // holding a scan slot keeps RocksDB open
       return 0;
     }
-    long before = db.rowsProperty("rocksdb.live-sst-files-size");
     try {
+      long before = db.rowsProperty("rocksdb.live-sst-files-size");
       db.rocks().deleteFilesInRanges(db.rows(), ranges, false);
+      long reclaimed = Math.max(0, before - db.rowsProperty("rocksdb.live-sst-files-size"));
+      metrics.recordGcReclaimed(reclaimed);
+      return reclaimed;
     } catch (RocksDBException e) {
       // the rows are deleted already; compaction reclaims their space later
       log.atWarn().addKeyValue("dataDir", dataDir).setCause(e).log("could not drop SST files of the GC'd ranges");
       return 0;
+    } finally {
+      releaseScan(0);
     }
-    long reclaimed = Math.max(0, before - db.rowsProperty("rocksdb.live-sst-files-size"));
-    metrics.recordGcReclaimed(reclaimed);
-    return reclaimed;
   }
 
   /** A point-in-time summary for the admin API; RocksDB's figures are -1 once the store is closed. */
