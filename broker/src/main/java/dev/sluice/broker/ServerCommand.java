@@ -131,6 +131,7 @@ final class ServerCommand implements Callable<Integer> {
       return 1;
     }
     log.atInfo().addKeyValue("grpcAddress", broker.eventService().identity().grpcAddress())
+        .addKeyValue("grpcListen", broker.eventService().listenAddress())
         .addKeyValue("adminUrl", "http://" + broker.adminAddress())
         .addKeyValue("upstream", broker.upstream().displayUrl()).addKeyValue("slot", config.capture().slotName())
         .addKeyValue("publication", config.capture().publicationName())
