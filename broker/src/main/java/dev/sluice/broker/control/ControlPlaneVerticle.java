@@ -300,12 +300,18 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
       RequestValidator.resetMatches(r, reg);
       cursor = RequestValidator.cursor(r, link.features());
       checkAboveGc(startTs, reg);
-      long schemaResolved = schemaStore.resolvedTs();
-      if (startTs > schemaResolved) {
+      long servable = Math.min(eventStore.resolvedTs(), schemaStore.resolvedTs());
+      if (startTs > servable) {
         throw SluiceException.of(ErrorCode.START_TS_AHEAD, "start ts " + startTs
-            + " is above the schema store's resolved ts " + schemaResolved + "; retry shortly or reset from a lower ts");
+            + " is above this broker's resolved ts " + servable + "; retry shortly or reset from a lower ts");
       }
-      info = schemaStore.tableInfoAt(reg.span().tableId(), startTs);
+      // a transaction is resumed whole or not at all: its rows after the cursor must not be sent before it resolves
+      if (cursor != null && cursor.commitTs() > servable) {
+        throw SluiceException.of(ErrorCode.START_TS_AHEAD, "resume cursor at ts " + cursor.commitTs()
+            + " is above this broker's resolved ts " + servable + "; retry shortly or reset without the cursor");
+      }
+      // resumed rows follow the schema of their own transaction, whose DDL (at the cursor's ts) is not re-sent
+      info = schemaStore.tableInfoAt(reg.span().tableId(), cursor != null ? cursor.commitTs() : startTs);
     } catch (SluiceException e) {
       suspend(link, entry, epoch, e);
       throw e;
@@ -363,10 +369,11 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
   }
 
   private void checkAboveGc(long startTs, DispatcherRegistration reg) {
-    long gcTs = Math.max(gc.gcTs(), eventStore.gcTs());
-    if (startTs + 1 < gcTs) {
+    // the schema store answers table info at ts >= its GC point only, so that is the bound for both stores
+    long gcTs = Math.max(Math.max(gc.gcTs(), eventStore.gcTs()), schemaStore.gcTs());
+    if (startTs < gcTs) {
       throw RequestValidator.reject(ErrorCode.START_TS_BELOW_GC, "start ts " + startTs + " is below the GC point "
-          + gcTs + " of table span " + reg.span() + "; register again from " + (gcTs - 1) + " or later");
+          + gcTs + " of table span " + reg.span() + "; register again from " + gcTs + " or later");
     }
   }
 
@@ -407,7 +414,9 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
         resp.addStatuses(DispatcherStatus.newBuilder().setDispatcherId(hb.getDispatcherId()).setEpoch(hb.getEpoch())
             .setState(DispatcherStatusState.DISPATCHER_STATUS_STATE_REMOVED));
       } else if (hb.getEpoch() == e.epoch && e.streaming) {
-        e.checkpointTs = Math.max(e.checkpointTs, hb.getCheckpointTs());
+        // nothing above the servable ts was ever sent: a higher claim must not move the GC point there
+        long servable = Math.min(eventStore.resolvedTs(), schemaStore.resolvedTs());
+        e.checkpointTs = Math.max(e.checkpointTs, Math.min(hb.getCheckpointTs(), servable));
       }
       // another epoch's heartbeat is ignored (PROTOCOL.md): it raced a reset
     }

@@ -17,6 +17,7 @@ final class DataPlaneMetrics {
   final Counter scansStarted;
   final Counter scansCancelled;
   final Counter scansFailed;
+  final Counter streamFailures;
   final Counter idleAdvances;
   final Counter staleResultsDropped;
   final Map<SkipReason, Counter> skipped = new EnumMap<>(SkipReason.class);
@@ -35,6 +36,9 @@ final class DataPlaneMetrics {
     scansStarted = Counter.builder("sluice.scan.tasks").tag("outcome", "started").register(r);
     scansCancelled = Counter.builder("sluice.scan.tasks").tag("outcome", "cancelled").register(r);
     scansFailed = Counter.builder("sluice.scan.tasks").tag("outcome", "failed").register(r);
+    streamFailures = Counter.builder("sluice.data.stream.failures")
+        .description("dispatchers that could not be considered for a scan (each backs off, the others go on)")
+        .register(r);
     idleAdvances = Counter.builder("sluice.scan.skipped").tag("reason", "idle")
         .description("watermark-only advances of dispatchers with nothing new: no store read").register(r);
     staleResultsDropped = Counter.builder("sluice.scan.results.dropped")

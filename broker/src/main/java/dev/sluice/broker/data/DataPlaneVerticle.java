@@ -51,6 +51,7 @@ public final class DataPlaneVerticle extends VerticleBase {
   private final LongSupplier nanoClock;
   /** Parked streams retried per round; the rest keep their place in the queue. */
   static final int RETRIES_PER_ROUND = 1024;
+  private static final long STREAM_FAILURE_BACKOFF_NANOS = 1_000_000_000L;
 
   private final Map<DispatcherId, DispatcherStream> streams = new HashMap<>();
   private final ArrayDeque<DispatcherStream> waiting = new ArrayDeque<>();
@@ -217,7 +218,7 @@ public final class DataPlaneVerticle extends VerticleBase {
       metrics.waiting.addAndGet(-waiting.size());
       waiting.clear();
       for (DispatcherStream s : streams.values()) {
-        consider(s, target, now);
+        considerIsolated(s, target, now);
       }
       publishHead();
     } else {
@@ -243,7 +244,7 @@ public final class DataPlaneVerticle extends VerticleBase {
       metrics.waiting.decrementAndGet();
       publishHead();
       if (streams.get(s.id()) == s) {
-        consider(s, target, now);
+        considerIsolated(s, target, now);
       }
     }
     publishHead();
@@ -252,6 +253,29 @@ public final class DataPlaneVerticle extends VerticleBase {
   private void publishHead() {
     DispatcherStream head = waiting.peek();
     heads.publish(index, head == null ? WaitQueueHeads.NONE : head.parkedAtNanos);
+  }
+
+  /**
+   * {@link #consider} for one stream, whose failure (say, its progress below a GC point that a bogus
+   * checkpoint let through) must not end the pass for the streams after it: it backs off and is logged.
+   */
+  private void considerIsolated(DispatcherStream s, long target, long now) {
+    if (s.backingOff) {
+      if (now - s.retryAfterNanos < 0) {
+        return;
+      }
+      s.backingOff = false;
+    }
+    try {
+      consider(s, target, now);
+    } catch (RuntimeException e) {
+      s.backingOff = true;
+      s.retryAfterNanos = now + STREAM_FAILURE_BACKOFF_NANOS;
+      metrics.streamFailures.increment();
+      log.atWarn().setCause(e).addKeyValue("dispatcherId", s.id()).addKeyValue("changefeedId",
+          s.registration.changefeedId()).addKeyValue("epoch", s.epoch).addKeyValue("progressTs", s.progressTs)
+          .log("dispatcher cannot be served now; retried in 1 s, the other dispatchers go on");
+    }
   }
 
   /** Decides what one stream needs now: nothing, a watermark, or a scan. */
@@ -354,7 +378,7 @@ public final class DataPlaneVerticle extends VerticleBase {
     long now = nanoClock.getAsLong();
     long target = currentTarget();
     if (s.cursor == null && s.progressTs >= target) {
-      consider(s, target, now);   // caught up: its watermark needs no slot
+      considerIsolated(s, target, now);   // caught up: its watermark needs no slot
     } else {
       park(s);   // round robin: the freed slot goes to the longest-waiting dispatcher, on any instance
     }

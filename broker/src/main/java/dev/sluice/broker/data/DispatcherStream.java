@@ -51,6 +51,9 @@ final class DispatcherStream {
   boolean waiting;
   /** When it last joined the wait queue (nanoTime of the data plane's clock). */
   long parkedAtNanos;
+  /** After a failure to consider it, not before {@code retryAfterNanos} (one broken stream must not spin the loop). */
+  boolean backingOff;
+  long retryAfterNanos;
 
   DispatcherStream(DispatcherRegistration registration, CollectorLink link) {
     this.registration = registration;

@@ -344,6 +344,25 @@ class EventServiceTest {
   }
 
   @Test
+  void theGcBoundaryIsTheOneTheRejectionNames() {
+    stores.insert(100, 1);
+    long b = stores.insert(100, 2);
+    stores.events.gc(b);
+    stores.schema.gc(b);
+    TestCollector c = collector();
+    c.hello("c");
+
+    ControlAck below = c.ack(TestCollector.register(DispatcherId.random(), TableSpan.wholeTable(100), b - 1).build());
+    DispatcherId id = DispatcherId.random();
+    ControlAck at = c.ack(TestCollector.register(id, TableSpan.wholeTable(100), b).build());
+
+    assertThat(below.getCode()).isEqualTo(dev.sluice.api.error.ErrorCode.START_TS_BELOW_GC.toWire());
+    assertThat(below.getReason()).contains("register again from " + b + " or later");
+    assertThat(at.getStatus()).as(at.getReason()).isEqualTo(AckStatus.ACK_STATUS_ACCEPTED);
+    assertThat(c.ack(TestCollector.reset(id, 1, b).build()).getStatus()).isEqualTo(AckStatus.ACK_STATUS_ACCEPTED);
+  }
+
+  @Test
   void aCollectorThatNeverReadsIsCappedAndOthersKeepStreaming() {
     TestCollector slow = TestCollector.connectNeverReading(service.port());
     collectors.add(slow);
