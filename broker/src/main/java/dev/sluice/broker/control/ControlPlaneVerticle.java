@@ -20,6 +20,7 @@ import dev.sluice.api.v1.ResumeCursor;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.ScanCursor;
 import dev.sluice.schema.SchemaStore;
+import dev.sluice.schema.UnknownTableException;
 import dev.sluice.schema.TableInfo;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
@@ -260,7 +261,17 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     }
     checkAboveGc(reg.startTs(), reg);
     // the table must exist (and not be dropped) at the start ts, as far as the schema store knows yet
-    schemaStore.tableInfoAt(reg.span().tableId(), Math.min(reg.startTs(), schemaStore.resolvedTs()));
+    long schemaResolved = schemaStore.resolvedTs();
+    try {
+      schemaStore.tableInfoAt(reg.span().tableId(), Math.min(reg.startTs(), schemaResolved));
+    } catch (UnknownTableException e) {
+      if (reg.startTs() > schemaResolved) {
+        // created after what this broker has captured yet (it lags, say after a failover): not unknown for good
+        throw SluiceException.of(ErrorCode.START_TS_AHEAD, "table " + reg.span().tableId() + " is not known at this"
+            + " broker's resolved ts " + schemaResolved + ", below start ts " + reg.startTs() + "; retry shortly");
+      }
+      throw e;
+    }
 
     if (replaced != null) {
       registry.remove(replaced.id());

@@ -344,6 +344,22 @@ class EventServiceTest {
   }
 
   @Test
+  void aTableUnknownAtAStartTsAboveTheResolvedTsIsRetryableNotUnknownForGood() {
+    long resolved = stores.insert(100, 1);
+    TestCollector c = collector();
+    c.hello("c");
+
+    ControlAck ahead = c.ack(TestCollector.register(DispatcherId.random(), TableSpan.wholeTable(999), resolved + 50)
+        .build());
+    ControlAck unknown = c.ack(TestCollector.register(DispatcherId.random(), TableSpan.wholeTable(999), resolved)
+        .build());
+
+    assertThat(ahead.getCode()).as(ahead.getReason()).isEqualTo(dev.sluice.api.error.ErrorCode.START_TS_AHEAD.toWire());
+    assertThat(ahead.getReason()).contains("retry");
+    assertThat(unknown.getCode()).isEqualTo(dev.sluice.api.error.ErrorCode.UNKNOWN_TABLE.toWire());
+  }
+
+  @Test
   void theGcBoundaryIsTheOneTheRejectionNames() {
     stores.insert(100, 1);
     long b = stores.insert(100, 2);

@@ -76,11 +76,14 @@ public final class ChangefeedRuntime implements AutoCloseable {
     long resolvedTs;
     long goneAtTs = -1;
     boolean ended;
+    /** A listing at a ts at or above this must name the table unless it was dropped (it existed from here on). */
+    final long existsFromTs;
 
-    TableState(long tableId, String name, Checkpoint applied) {
+    TableState(long tableId, String name, Checkpoint applied, long existsFromTs) {
       this.tableId = tableId;
       this.name = name;
       this.applied = applied;
+      this.existsFromTs = existsFromTs;
     }
   }
 
@@ -305,8 +308,15 @@ public final class ChangefeedRuntime implements AutoCloseable {
         subscribe(info.getTableId(), name, entry.getCreatedTs());
       }
     }
+    // a listing older than one already seen (a broker that lags, after a failover) cannot tell a drop
+    boolean current = list.getAtTs() >= listedThroughTs;
     for (TableState t : tables.values()) {
-      if (!t.ended && !listed.contains(t.tableId) && t.goneAtTs < 0) {
+      if (t.ended) {
+        continue;
+      }
+      if (listed.contains(t.tableId)) {
+        t.goneAtTs = -1;   // listed again: whatever made it look gone was not a drop
+      } else if (current && t.goneAtTs < 0 && list.getAtTs() > t.existsFromTs) {
         t.goneAtTs = list.getAtTs();
         if (t.applied.ts() >= t.goneAtTs) {
           end(t, "dropped (not listed at ts " + t.goneAtTs + ")");
@@ -323,7 +333,7 @@ public final class ChangefeedRuntime implements AutoCloseable {
     Checkpoint from = sink.checkpoint().forTable(tableId).max(Checkpoint.at(definition.startTs()))
         .max(Checkpoint.at(createdTs));
     // the dispatcher resumes at from.ts(); rows inside a partly applied transaction are skipped by the sink
-    TableState t = new TableState(tableId, name, Checkpoint.at(from.ts()));
+    TableState t = new TableState(tableId, name, Checkpoint.at(from.ts()), createdTs);
     tables.put(tableId, t);
     LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", name)
         .addKeyValue("startTs", from.ts()).log("following table");

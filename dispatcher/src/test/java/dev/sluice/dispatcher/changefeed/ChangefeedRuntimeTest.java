@@ -163,6 +163,7 @@ class ChangefeedRuntimeTest {
 
   @Test
   void picksUpANewTableFromItsCreationAndEndsADroppedOne() throws Exception {
+    broker.listAtTs = 100;   // listings move forward from here, as one broker's do
     run(JsonLinesSink.toFile(dir.resolve("cf1.jsonl"), "cf1"));
     streamingDispatcher(16384);
     DispatcherId items = streamingDispatcher(16385);
@@ -179,6 +180,27 @@ class ChangefeedRuntimeTest {
     broker.send(resolved(items, 1, 160, 1));
     await().until(() -> broker.requests(DispatcherAction.DISPATCHER_ACTION_REMOVE).stream()
         .anyMatch(r -> r.getDispatcherId().equals(items.toProto())));
+  }
+
+  @Test
+  void aListingFromABrokerThatLagsDoesNotEndATableCreatedAfterIt() throws Exception {
+    broker.listAtTs = 100;
+    run(JsonLinesSink.toFile(dir.resolve("cf1.jsonl"), "cf1"));
+    streamingDispatcher(16384);
+    broker.tables.put("public.fresh", TableEntry.newBuilder().setTableInfo(FRESH).setCreatedTs(150).build());
+    broker.listAtTs = 160;
+    DispatcherId fresh = streamingDispatcher(16387);
+
+    // after a failover, the member answering has captured only up to 140: fresh does not exist there yet
+    broker.tables.remove("public.fresh");
+    broker.listAtTs = 140;
+    int calls = broker.listCalls.get();
+    await().until(() -> broker.listCalls.get() >= calls + 3);
+
+    assertThat(broker.requests(DispatcherAction.DISPATCHER_ACTION_REMOVE))
+        .noneMatch(r -> r.getDispatcherId().equals(fresh.toProto()));
+    assertThat(runtime.status().tables()).filteredOn(t -> t.tableId() == 16387).singleElement()
+        .satisfies(t -> assertThat(t.dispatcherState()).isEqualTo(DispatcherState.STREAMING));
   }
 
   @Test

@@ -64,6 +64,8 @@ public final class ScriptedBroker implements AutoCloseable {
   public volatile boolean welcome = true;
   /** The at_ts ListTables answers with. */
   public volatile long listAtTs;
+  /** ListTables calls answered. */
+  public final java.util.concurrent.atomic.AtomicInteger listCalls = new java.util.concurrent.atomic.AtomicInteger();
   public final List<String> extraMembers = new CopyOnWriteArrayList<>();
   public final Map<String, TableEntry> tables = new ConcurrentHashMap<>();
   /** Every message received, all connections, in arrival order. */
@@ -119,6 +121,7 @@ public final class ScriptedBroker implements AutoCloseable {
 
       @Override
       public Future<TableList> listTables(ListTablesRequest request) {
+        listCalls.incrementAndGet();
         return Future.succeededFuture(TableList.newBuilder().addAllTables(tables.values()).setAtTs(listAtTs).build());
       }
     });
