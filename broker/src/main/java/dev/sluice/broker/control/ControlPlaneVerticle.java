@@ -19,6 +19,8 @@ import dev.sluice.api.v1.Ready;
 import dev.sluice.api.v1.ResumeCursor;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.ScanCursor;
+import dev.sluice.schema.DdlEvent;
+import dev.sluice.schema.DdlType;
 import dev.sluice.schema.SchemaStore;
 import dev.sluice.schema.UnknownTableException;
 import dev.sluice.schema.TableInfo;
@@ -263,7 +265,7 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     // the table must exist (and not be dropped) at the start ts, as far as the schema store knows yet
     long schemaResolved = schemaStore.resolvedTs();
     try {
-      schemaStore.tableInfoAt(reg.span().tableId(), Math.min(reg.startTs(), schemaResolved));
+      tableInfoFrom(reg.span().tableId(), Math.min(reg.startTs(), schemaResolved));
     } catch (UnknownTableException e) {
       if (reg.startTs() > schemaResolved) {
         // created after what this broker has captured yet (it lags, say after a failover): not unknown for good
@@ -322,7 +324,7 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
             + " is above this broker's resolved ts " + servable + "; retry shortly or reset without the cursor");
       }
       // resumed rows follow the schema of their own transaction, whose DDL (at the cursor's ts) is not re-sent
-      info = schemaStore.tableInfoAt(reg.span().tableId(), cursor != null ? cursor.commitTs() : startTs);
+      info = tableInfoFrom(reg.span().tableId(), cursor != null ? cursor.commitTs() : startTs);
     } catch (SluiceException e) {
       suspend(link, entry, epoch, e);
       throw e;
@@ -377,6 +379,25 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     dataPlane.submit(new DataPlaneCommand.Remove(entry.id()));
     reply(link, r, AckStatus.ACK_STATUS_ACCEPTED, r.getEpoch(), null, "", receivedAtNanos);
     log.atDebug().addKeyValue("dispatcherId", entry.id()).addKeyValue("epoch", r.getEpoch()).log("dispatcher removed");
+  }
+
+  /**
+   * The table's info in force at {@code ts}; for a table created after {@code ts} (as far as the schema
+   * store knows yet), its definition at creation: a dispatcher may start just before the CREATE so that
+   * rows written in the creating transaction reach it too.
+   *
+   * @throws UnknownTableException when the table neither exists at {@code ts} nor is created after it
+   */
+  private TableInfo tableInfoFrom(long tableId, long ts) {
+    try {
+      return schemaStore.tableInfoAt(tableId, ts);
+    } catch (UnknownTableException e) {
+      List<DdlEvent> later = schemaStore.ddlEvents(tableId, ts, schemaStore.resolvedTs());
+      if (!later.isEmpty() && later.get(0).type() == DdlType.CREATE_TABLE) {
+        return later.get(0).tableInfoAfter();
+      }
+      throw e;
+    }
   }
 
   private void checkAboveGc(long startTs, DispatcherRegistration reg) {

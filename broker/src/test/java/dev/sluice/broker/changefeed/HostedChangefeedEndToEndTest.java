@@ -91,6 +91,29 @@ class HostedChangefeedEndToEndTest {
     }
   }
 
+  @Test
+  void aTableCreatedAndFilledInOneTransactionArrivesWithThoseRows(@TempDir Path dir) throws Exception {
+    try (TestPostgres downstream = TestPostgres.start();
+         RunningBroker rb = RunningBroker.start(dir.resolve("broker"), ChangefeedConfig.defaults()
+             .withProgressInterval(Duration.ofMillis(100)), "CREATE TABLE public.seed (id int PRIMARY KEY)")) {
+      TestPostgres up = rb.upstream();
+      Response created = rb.admin().send("POST", "/api/v1/changefeeds", new JsonObject().put("id", "born")
+          .put("include", new JsonArray().add("public.*"))
+          .put("sink_uri", "jdbc:postgresql://127.0.0.1:" + downstream.port() + "/postgres?user=postgres")
+          .put("options", new JsonObject().put("table_poll_interval_ms", 100)));
+      assertThat(created.status()).as(created.body()).isEqualTo(201);
+
+      // a migration's usual shape: the table and its first rows commit together, at one commit ts
+      up.txn("CREATE TABLE public.born (id int PRIMARY KEY, v text)",
+          "INSERT INTO public.born SELECT g, 'v' || g FROM generate_series(1, 5) g");
+      long last = up.txn("INSERT INTO public.born VALUES (6, 'later')");
+
+      await().atMost(Duration.ofSeconds(60)).until(() ->
+          rb.admin().send("GET", "/api/v1/changefeeds/born", null).json().getLong("checkpoint_ts", 0L) >= last);
+      assertThat(rows(downstream, "public.born")).isEqualTo(rows(up, "public.born")).hasSize(6);
+    }
+  }
+
   /** Every row of {@code table}, columns joined with |, ordered by id. */
   static List<String> rows(TestPostgres pg, String table) throws SQLException {
     List<String> out = new ArrayList<>();

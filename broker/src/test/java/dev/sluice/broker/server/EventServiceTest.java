@@ -11,6 +11,7 @@ import dev.sluice.api.v1.BrokerMessage;
 import dev.sluice.api.v1.CollectorMessage;
 import dev.sluice.api.v1.ControlAck;
 import dev.sluice.api.v1.EventServiceGrpc;
+import dev.sluice.api.v1.DataEvent;
 import dev.sluice.api.v1.Handshake;
 import dev.sluice.api.v1.Hello;
 import dev.sluice.api.v1.ListTablesRequest;
@@ -357,6 +358,33 @@ class EventServiceTest {
     assertThat(ahead.getCode()).as(ahead.getReason()).isEqualTo(dev.sluice.api.error.ErrorCode.START_TS_AHEAD.toWire());
     assertThat(ahead.getReason()).contains("retry");
     assertThat(unknown.getCode()).isEqualTo(dev.sluice.api.error.ErrorCode.UNKNOWN_TABLE.toWire());
+  }
+
+  @Test
+  void aDispatcherMayStartJustBeforeItsTablesCreateAndGetsTheCreateThenTheRows() {
+    long before = stores.insert(100, 1);
+    TableInfo born = stores.createTable(300, "born");
+    long rows = stores.insert(300, 7);
+    TestCollector c = collector();
+    c.hello("c");
+    DispatcherId id = DispatcherId.random();
+
+    ControlAck registered = c.ack(TestCollector.register(id, TableSpan.wholeTable(300), before).build());
+
+    assertThat(registered.getStatus()).as(registered.getReason()).isEqualTo(AckStatus.ACK_STATUS_ACCEPTED);
+    assertThat(c.ack(TestCollector.reset(id, 1, before).build()).getStatus()).isEqualTo(AckStatus.ACK_STATUS_ACCEPTED);
+    Handshake hs = c.next(BrokerMessage::hasHandshake).getHandshake();
+    assertThat(hs.getTableInfo().getTableName()).isEqualTo("born");
+    assertThat(hs.getTableInfo().getVersion()).isEqualTo(born.version());
+    c.credit(id, 1, 64 << 20, 0);
+    List<DataEvent> events = new ArrayList<>();
+    c.takeUntil(m -> {
+      if (m.hasEventBatch()) {
+        events.addAll(m.getEventBatch().getEventsList());
+      }
+    }, m -> events.stream().anyMatch(e -> e.hasDml() && e.getDml().getCommitTs() == rows), Duration.ofSeconds(10));
+    assertThat(events.get(0).getDdl().getCommitTs()).isEqualTo(born.version());
+    assertThat(events.get(0).getDdl().getDdlType()).isEqualTo(dev.sluice.api.v1.DdlType.DDL_TYPE_CREATE_TABLE);
   }
 
   @Test

@@ -330,8 +330,9 @@ public final class ChangefeedRuntime implements AutoCloseable {
   }
 
   private void subscribe(long tableId, String name, long createdTs) {
+    // just before the CREATE: rows written in the creating transaction share its commit ts
     Checkpoint from = sink.checkpoint().forTable(tableId).max(Checkpoint.at(definition.startTs()))
-        .max(Checkpoint.at(createdTs));
+        .max(Checkpoint.at(Math.max(0, createdTs - 1)));
     // the dispatcher resumes at from.ts(); rows inside a partly applied transaction are skipped by the sink
     TableState t = new TableState(tableId, name, Checkpoint.at(from.ts()), createdTs);
     tables.put(tableId, t);
