@@ -62,6 +62,8 @@ public final class JdbcUpsertSink implements Sink {
   private final Dialect dialect;
   private final DdlTranslator translator;
   private Connection connection;
+  /** Of the tables this connection creates; chosen at first use. */
+  private String tableOptions;
   private RowWriter writer;
   private String homeSchema;
   private long checkpointTs;
@@ -260,7 +262,7 @@ public final class JdbcUpsertSink implements Sink {
     if (config.createTables()) {
       try (Statement st = connection.createStatement()) {
         ensureSchema(st, targetSchema(info));
-        st.execute(dialect.createTable(target(info), info));
+        st.execute(dialect.createTable(target(info), info, tableOptions()));
       }
       connection.commit();
     }
@@ -313,7 +315,7 @@ public final class JdbcUpsertSink implements Sink {
       out.add(mapSchema(ddl.query(), ddl.tableInfoAfter().getSchemaName(), schema));
       return out;
     }
-    return translator.derive(ddl, table, schema);
+    return translator.derive(ddl, table, schema, tableOptions());
   }
 
   /** Rewrites {@code source.} qualifiers (bare, "quoted" or `quoted`) to the target schema. */
@@ -356,8 +358,8 @@ public final class JdbcUpsertSink implements Sink {
 
   private void readProgress() throws SQLException {
     try (Statement st = connection.createStatement()) {
-      st.execute(dialect.createCheckpointTable(checkpointTable()));
-      st.execute(dialect.createTableCheckpointTable(tableCheckpointTable()));
+      st.execute(dialect.createCheckpointTable(checkpointTable(), tableOptions()));
+      st.execute(dialect.createTableCheckpointTable(tableCheckpointTable(), tableOptions()));
     }
     connection.commit();
     try (PreparedStatement ps = connection.prepareStatement("SELECT checkpoint_ts FROM " + checkpointTable()
@@ -420,6 +422,7 @@ public final class JdbcUpsertSink implements Sink {
     connection = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
     connection.setAutoCommit(false);
     writer = new RowWriter(connection, dialect, config.batchSize());
+    tableOptions = null;
     if (homeSchema == null) {
       try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(dialect.currentSchemaQuery())) {
         homeSchema = rs.next() ? rs.getString(1) : null;
@@ -430,6 +433,13 @@ public final class JdbcUpsertSink implements Sink {
       }
     }
     ensuredTables.clear();
+  }
+
+  private String tableOptions() throws SQLException {
+    if (tableOptions == null) {
+      tableOptions = KeyCollation.tableOptions(dialect, connection);
+    }
+    return tableOptions;
   }
 
   private SluiceException rollbackAndClassify(SQLException e, String table, long ts) {

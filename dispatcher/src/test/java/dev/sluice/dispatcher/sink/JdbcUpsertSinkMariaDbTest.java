@@ -1,11 +1,20 @@
 package dev.sluice.dispatcher.sink;
 
+import static dev.sluice.dispatcher.sink.SinkFixtures.ORDERS;
+import static dev.sluice.dispatcher.sink.SinkFixtures.col;
+import static dev.sluice.dispatcher.sink.SinkFixtures.ddl;
 import static dev.sluice.dispatcher.sink.SinkFixtures.ins;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.api.v1.DdlType;
+import dev.sluice.api.v1.TableInfo;
+import dev.sluice.api.v1.ValueKind;
 import java.sql.Connection;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -92,5 +101,31 @@ class JdbcUpsertSinkMariaDbTest extends JdbcUpsertSinkContract {
     sink.apply(batch, 103);
     assertThat(rows()).containsExactly("1:a:null", "2:b:null", "3:c:null");
     assertThat(storedCheckpoint()).isEqualTo(103);
+  }
+
+  /** The sink creates its tables binary and NO PAD; columns it adds or retypes later inherit that. */
+  @Test
+  void everyTextColumnOfTheTablesTheSinkCreatesComparesExactly() throws Exception {
+    sink.apply(List.of(ins(101, 1, "a")), 101);
+    TableInfo tagged = ORDERS.toBuilder().setVersion(500)
+        .addColumns(col("tag", "text", ValueKind.VALUE_KIND_STRING, true)).build();
+    TableInfo wider = tagged.toBuilder().setVersion(600)
+        .setColumns(1, col("note", "character varying(200)", ValueKind.VALUE_KIND_STRING, true)).build();
+    sink.applyDdl(ddl(500, DdlType.DDL_TYPE_ADD_COLUMN, "", otherDialect(), ORDERS, tagged), 500);
+    sink.applyDdl(ddl(600, DdlType.DDL_TYPE_ALTER_COLUMN_TYPE, "", otherDialect(), tagged, wider), 600);
+
+    List<String> collations = new ArrayList<>();
+    try (Connection c = connect(); Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT CONCAT(TABLE_NAME, '.', COLUMN_NAME, ' ', COLLATION_NAME) "
+             + "FROM information_schema.COLUMNS WHERE COLLATION_NAME IS NOT NULL AND (TABLE_SCHEMA = '" + schema
+             + "' OR TABLE_NAME LIKE 'sluice%') ORDER BY 1")) {
+      while (rs.next()) {
+        collations.add(rs.getString(1));
+      }
+    }
+    assertThat(collations).containsExactly("orders.big utf8mb4_nopad_bin", "orders.note utf8mb4_nopad_bin",
+        "orders.tag utf8mb4_nopad_bin", "sluice_checkpoint.changefeed_id utf8mb4_nopad_bin",
+        "sluice_table_checkpoint.changefeed_id utf8mb4_nopad_bin",
+        "sluice_table_checkpoint.table_name utf8mb4_nopad_bin");
   }
 }

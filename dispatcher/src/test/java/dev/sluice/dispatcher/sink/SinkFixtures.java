@@ -28,6 +28,13 @@ final class SinkFixtures {
   static final TableInfo ORDERS_WITH_QTY = ORDERS.toBuilder().setVersion(500)
       .addColumns(col("qty", "bigint", ValueKind.VALUE_KIND_INT64, true)).build();
 
+  /** Keyed by text: PostgreSQL keeps 'abc', 'ABC', 'a' and 'a ' apart. */
+  static final TableInfo CODES = TableInfo.newBuilder().setTableId(20000).setSchemaName("public")
+      .setTableName("codes").setVersion(1)
+      .addColumns(col("code", "text", ValueKind.VALUE_KIND_STRING, false))
+      .addColumns(col("n", "bigint", ValueKind.VALUE_KIND_INT64, true))
+      .addPrimaryKey("code").build();
+
   private SinkFixtures() {}
 
   static ColumnInfo col(String name, String sourceType, ValueKind kind, boolean nullable) {
