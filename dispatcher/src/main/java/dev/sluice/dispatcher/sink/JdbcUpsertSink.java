@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Rules: tables without a primary key are refused ({@link SinkFailedException}); unavailable values
  * (unchanged TOAST) are left out of the statement so the target keeps them; an UPDATE that changes the
- * key deletes the old key first. DDL of the target's dialect runs as captured (with the source schema
+ * key deletes the old key first. On MySQL/MariaDB a decimal its target column cannot hold exactly is
+ * refused ({@link DecimalColumns}), and the tables the sink creates compare text exactly
+ * ({@link KeyCollation}). DDL of the target's dialect runs as captured (with the source schema
  * mapped to {@code targetSchema}); other DDL is derived from the table info (see {@link DdlTranslator});
  * anything else stops with {@link UnsupportedDdlException}. PostgreSQL applies DDL and its checkpoint
  * atomically; MySQL commits DDL implicitly, so the derived forms are idempotent (IF [NOT] EXISTS).
@@ -65,6 +67,8 @@ public final class JdbcUpsertSink implements Sink {
   /** Of the tables this connection creates; chosen at first use. */
   private String tableOptions;
   private RowWriter writer;
+  /** MySQL/MariaDB only: PostgreSQL's numeric holds every decimal exactly. */
+  private DecimalColumns decimals;
   private String homeSchema;
   private long checkpointTs;
   private final Map<Long, SinkCheckpoint.TableProgress> progress = new HashMap<>();
@@ -136,7 +140,7 @@ public final class JdbcUpsertSink implements Sink {
         String target = target(t.tableInfo());
         for (RowChangeView row : t.rows()) {
           if (!at.covers(t.commitTs(), row.rowSeq())) {
-            write(target, t.tableInfo(), row);
+            write(target, targetSchema(t.tableInfo()), t.tableInfo(), row);
           }
         }
         reached.put(t.tableId(), at.max(t.checkpoint()));
@@ -186,6 +190,9 @@ public final class JdbcUpsertSink implements Sink {
       }
       writer.forgetStatements();
       ensuredTables.remove(id);
+      if (decimals != null) {
+        decimals.forget();
+      }
       Checkpoint applied = (p == null ? Checkpoint.at(ddl.commitTs() - 1) : p.applied().max(Checkpoint.at(ddl.commitTs() - 1)));
       writeTableProgress(id, ddl.tableName(), applied, ddl.commitTs());
       long cf = Math.max(checkpointTs, changefeedCheckpointTs);
@@ -231,7 +238,10 @@ public final class JdbcUpsertSink implements Sink {
 
   // ---- rows ----------------------------------------------------------------------------------
 
-  private void write(String target, TableInfo info, RowChangeView row) throws SQLException {
+  private void write(String target, String schema, TableInfo info, RowChangeView row) throws SQLException {
+    if (decimals != null && row.after().isPresent()) {   // the image an upsert binds
+      decimals.check(schema, info, row.after());
+    }
     switch (row.op()) {
       case ROW_OP_INSERT -> writer.upsert(target, info, row.after());
       case ROW_OP_UPDATE -> {
@@ -422,6 +432,7 @@ public final class JdbcUpsertSink implements Sink {
     connection = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
     connection.setAutoCommit(false);
     writer = new RowWriter(connection, dialect, config.batchSize());
+    decimals = dialect == Dialect.MYSQL ? new DecimalColumns(connection) : null;
     tableOptions = null;
     if (homeSchema == null) {
       try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(dialect.currentSchemaQuery())) {
@@ -443,6 +454,9 @@ public final class JdbcUpsertSink implements Sink {
   }
 
   private SluiceException rollbackAndClassify(SQLException e, String table, long ts) {
+    if (decimals != null) {
+      decimals.forget();   // the fix may be a wider target column: read it again on the retry
+    }
     try {
       if (connection != null && !connection.isClosed()) {
         connection.rollback();
