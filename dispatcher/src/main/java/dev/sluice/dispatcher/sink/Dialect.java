@@ -195,7 +195,14 @@ public enum Dialect {
         case INT64_VALUE -> ps.setLong(i, v.getInt64Value());
         case DOUBLE_VALUE -> ps.setDouble(i, v.getDoubleValue());
         case BYTES_VALUE -> ps.setBytes(i, v.getBytesValue().toByteArray());
-        case DECIMAL_VALUE -> ps.setBigDecimal(i, new BigDecimal(v.getDecimalValue()));
+        case DECIMAL_VALUE -> {
+          BigDecimal d = decimal(v.getDecimalValue());
+          if (d != null) {
+            ps.setBigDecimal(i, d);
+          } else {
+            ps.setString(i, v.getDecimalValue());   // NaN, Infinity: a text column keeps them, DECIMAL refuses them
+          }
+        }
         case TIMESTAMP_VALUE -> ps.setString(i, ValueText.timestamp(v.getTimestampValue().getMicros()));
         case ARRAY_VALUE -> ps.setString(i, JsonValues.arrayJson(v));
         default -> ps.setString(i, ValueText.scalar(v));

@@ -191,4 +191,20 @@ class JdbcUpsertSinkMariaDbTest extends JdbcUpsertSinkContract {
     assertThatThrownBy(() -> sink.apply(List.of(amount(701, retyped, 3, "1.23456")), 701))
         .isInstanceOf(SinkFailedException.class).hasMessageContaining("DECIMAL(12,4)");
   }
+
+  /** NaN has no DECIMAL: such a column refuses it through the typed error, a text column keeps it. */
+  @Test
+  void aNumericNaNIsRefusedByADecimalColumnAndKeptByATextOne() throws Exception {
+    List<Transaction> nan = List.of(amount(101, AMOUNTS, 1, "NaN"));
+    assertThatThrownBy(() -> sink.apply(nan, 101)).isInstanceOf(SinkFailedException.class)
+        .hasMessageContaining("NaN").hasMessageContaining("DECIMAL(65,30)");
+
+    exec("ALTER TABLE `" + schema + "`.amounts MODIFY v LONGTEXT");
+    sink.apply(nan, 101);
+    try (Connection c = connect(); Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT v FROM `" + schema + "`.amounts WHERE id = 1")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).isEqualTo("NaN");
+    }
+  }
 }
