@@ -25,15 +25,17 @@ final class DdlTranslator {
   }
 
   /**
-   * @param table       the quoted target table as it was before the DDL
+   * @param table        the quoted target table as it was before the DDL
    * @param targetSchema the target schema of the table
+   * @param tableOptions for a table it creates ({@link KeyCollation#tableOptions})
    */
-  List<String> derive(DdlChange ddl, String table, String targetSchema) {
+  List<String> derive(DdlChange ddl, String table, String targetSchema, String tableOptions) {
     TableInfo before = ddl.tableInfoBefore();
     TableInfo after = ddl.tableInfoAfter();
     DdlType type = ddl.ddlType();
     return switch (type) {
-      case DDL_TYPE_CREATE_TABLE -> List.of(createTable(ddl, dialect.qualified(targetSchema, after.getTableName())));
+      case DDL_TYPE_CREATE_TABLE -> List.of(createTable(ddl, dialect.qualified(targetSchema, after.getTableName()),
+          tableOptions));
       case DDL_TYPE_TRUNCATE_TABLE -> List.of(dialect.truncate(table));
       case DDL_TYPE_DROP_TABLE -> List.of(dialect.dropTable(table));
       case DDL_TYPE_RENAME_TABLE -> {
@@ -51,10 +53,10 @@ final class DdlTranslator {
   }
 
   /** CREATE TABLE IF NOT EXISTS for {@code info} at {@code table}. */
-  String createTable(DdlChange ddl, String table) {
+  String createTable(DdlChange ddl, String table, String tableOptions) {
     TableInfo info = ddl.tableInfoAfter();
     checkCreatable(info, ddl.commitTs(), false);
-    return dialect.createTable(table, info);
+    return dialect.createTable(table, info, tableOptions);
   }
 
   /**

@@ -195,7 +195,14 @@ public enum Dialect {
         case INT64_VALUE -> ps.setLong(i, v.getInt64Value());
         case DOUBLE_VALUE -> ps.setDouble(i, v.getDoubleValue());
         case BYTES_VALUE -> ps.setBytes(i, v.getBytesValue().toByteArray());
-        case DECIMAL_VALUE -> ps.setBigDecimal(i, new BigDecimal(v.getDecimalValue()));
+        case DECIMAL_VALUE -> {
+          BigDecimal d = decimal(v.getDecimalValue());
+          if (d != null) {
+            ps.setBigDecimal(i, d);
+          } else {
+            ps.setString(i, v.getDecimalValue());   // NaN, Infinity: a text column keeps them, DECIMAL refuses them
+          }
+        }
         case TIMESTAMP_VALUE -> ps.setString(i, ValueText.timestamp(v.getTimestampValue().getMicros()));
         case ARRAY_VALUE -> ps.setString(i, JsonValues.arrayJson(v));
         default -> ps.setString(i, ValueText.scalar(v));
@@ -254,15 +261,17 @@ public enum Dialect {
     return quote(c.getName()) + " " + columnType(c, key) + (c.getNullable() && !key ? "" : " NOT NULL");
   }
 
-  String createTable(String table, TableInfo info) {
+  /** @param tableOptions appended after the column list ({@link KeyCollation#tableOptions}) */
+  String createTable(String table, TableInfo info, String tableOptions) {
     StringBuilder sb = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(table).append(" (");
     for (ColumnInfo c : info.getColumnsList()) {
       sb.append(columnDefinition(c, info.getPrimaryKeyList().contains(c.getName()))).append(", ");
     }
     if (info.getPrimaryKeyCount() == 0) {
-      return sb.substring(0, sb.length() - 2) + ")";   // keyless until an ALTER adds the key
+      return sb.substring(0, sb.length() - 2) + ")" + tableOptions;   // keyless until an ALTER adds the key
     }
-    return sb.append("PRIMARY KEY (").append(quoted(info.getPrimaryKeyList())).append("))").toString();
+    return sb.append("PRIMARY KEY (").append(quoted(info.getPrimaryKeyList())).append("))").append(tableOptions)
+        .toString();
   }
 
   String addPrimaryKey(String table, List<String> columns) {
@@ -300,16 +309,16 @@ public enum Dialect {
 
   abstract String timestampType();
 
-  String createCheckpointTable(String table) {
+  String createCheckpointTable(String table, String tableOptions) {
     return "CREATE TABLE IF NOT EXISTS " + table + " (changefeed_id VARCHAR(255) NOT NULL PRIMARY KEY, "
-        + "checkpoint_ts BIGINT NOT NULL, updated_at " + timestampType() + " NOT NULL)";
+        + "checkpoint_ts BIGINT NOT NULL, updated_at " + timestampType() + " NOT NULL)" + tableOptions;
   }
 
-  String createTableCheckpointTable(String table) {
+  String createTableCheckpointTable(String table, String tableOptions) {
     return "CREATE TABLE IF NOT EXISTS " + table + " (changefeed_id VARCHAR(255) NOT NULL, table_id BIGINT NOT NULL, "
         + "table_name VARCHAR(512) NOT NULL, checkpoint_ts BIGINT NOT NULL, cursor_commit_ts BIGINT NOT NULL, "
         + "next_row_seq BIGINT NOT NULL, ddl_ts BIGINT NOT NULL, updated_at " + timestampType() + " NOT NULL, "
-        + "PRIMARY KEY (changefeed_id, table_id))";
+        + "PRIMARY KEY (changefeed_id, table_id))" + tableOptions;
   }
 
   String upsertCheckpoint(String table) {

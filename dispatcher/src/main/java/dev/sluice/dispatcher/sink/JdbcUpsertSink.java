@@ -41,7 +41,9 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Rules: tables without a primary key are refused ({@link SinkFailedException}); unavailable values
  * (unchanged TOAST) are left out of the statement so the target keeps them; an UPDATE that changes the
- * key deletes the old key first. DDL of the target's dialect runs as captured (with the source schema
+ * key deletes the old key first. On MySQL/MariaDB a decimal its target column cannot hold exactly is
+ * refused ({@link DecimalColumns}), and the tables the sink creates compare text exactly
+ * ({@link KeyCollation}). DDL of the target's dialect runs as captured (with the source schema
  * mapped to {@code targetSchema}); other DDL is derived from the table info (see {@link DdlTranslator});
  * anything else stops with {@link UnsupportedDdlException}. PostgreSQL applies DDL and its checkpoint
  * atomically; MySQL commits DDL implicitly, so the derived forms are idempotent (IF [NOT] EXISTS).
@@ -62,7 +64,11 @@ public final class JdbcUpsertSink implements Sink {
   private final Dialect dialect;
   private final DdlTranslator translator;
   private Connection connection;
+  /** Of the tables this connection creates; chosen at first use. */
+  private String tableOptions;
   private RowWriter writer;
+  /** MySQL/MariaDB only: PostgreSQL's numeric holds every decimal exactly. */
+  private DecimalColumns decimals;
   private String homeSchema;
   private long checkpointTs;
   private final Map<Long, SinkCheckpoint.TableProgress> progress = new HashMap<>();
@@ -134,7 +140,7 @@ public final class JdbcUpsertSink implements Sink {
         String target = target(t.tableInfo());
         for (RowChangeView row : t.rows()) {
           if (!at.covers(t.commitTs(), row.rowSeq())) {
-            write(target, t.tableInfo(), row);
+            write(target, targetSchema(t.tableInfo()), t.tableInfo(), row);
           }
         }
         reached.put(t.tableId(), at.max(t.checkpoint()));
@@ -184,6 +190,9 @@ public final class JdbcUpsertSink implements Sink {
       }
       writer.forgetStatements();
       ensuredTables.remove(id);
+      if (decimals != null) {
+        decimals.forget();
+      }
       Checkpoint applied = (p == null ? Checkpoint.at(ddl.commitTs() - 1) : p.applied().max(Checkpoint.at(ddl.commitTs() - 1)));
       writeTableProgress(id, ddl.tableName(), applied, ddl.commitTs());
       long cf = Math.max(checkpointTs, changefeedCheckpointTs);
@@ -229,7 +238,10 @@ public final class JdbcUpsertSink implements Sink {
 
   // ---- rows ----------------------------------------------------------------------------------
 
-  private void write(String target, TableInfo info, RowChangeView row) throws SQLException {
+  private void write(String target, String schema, TableInfo info, RowChangeView row) throws SQLException {
+    if (decimals != null && row.after().isPresent()) {   // the image an upsert binds
+      decimals.check(schema, info, row.after());
+    }
     switch (row.op()) {
       case ROW_OP_INSERT -> writer.upsert(target, info, row.after());
       case ROW_OP_UPDATE -> {
@@ -260,7 +272,7 @@ public final class JdbcUpsertSink implements Sink {
     if (config.createTables()) {
       try (Statement st = connection.createStatement()) {
         ensureSchema(st, targetSchema(info));
-        st.execute(dialect.createTable(target(info), info));
+        st.execute(dialect.createTable(target(info), info, tableOptions()));
       }
       connection.commit();
     }
@@ -313,7 +325,7 @@ public final class JdbcUpsertSink implements Sink {
       out.add(mapSchema(ddl.query(), ddl.tableInfoAfter().getSchemaName(), schema));
       return out;
     }
-    return translator.derive(ddl, table, schema);
+    return translator.derive(ddl, table, schema, tableOptions());
   }
 
   /** Rewrites {@code source.} qualifiers (bare, "quoted" or `quoted`) to the target schema. */
@@ -356,8 +368,8 @@ public final class JdbcUpsertSink implements Sink {
 
   private void readProgress() throws SQLException {
     try (Statement st = connection.createStatement()) {
-      st.execute(dialect.createCheckpointTable(checkpointTable()));
-      st.execute(dialect.createTableCheckpointTable(tableCheckpointTable()));
+      st.execute(dialect.createCheckpointTable(checkpointTable(), tableOptions()));
+      st.execute(dialect.createTableCheckpointTable(tableCheckpointTable(), tableOptions()));
     }
     connection.commit();
     try (PreparedStatement ps = connection.prepareStatement("SELECT checkpoint_ts FROM " + checkpointTable()
@@ -420,6 +432,8 @@ public final class JdbcUpsertSink implements Sink {
     connection = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
     connection.setAutoCommit(false);
     writer = new RowWriter(connection, dialect, config.batchSize());
+    decimals = dialect == Dialect.MYSQL ? new DecimalColumns(connection) : null;
+    tableOptions = null;
     if (homeSchema == null) {
       try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(dialect.currentSchemaQuery())) {
         homeSchema = rs.next() ? rs.getString(1) : null;
@@ -432,7 +446,17 @@ public final class JdbcUpsertSink implements Sink {
     ensuredTables.clear();
   }
 
+  private String tableOptions() throws SQLException {
+    if (tableOptions == null) {
+      tableOptions = KeyCollation.tableOptions(dialect, connection);
+    }
+    return tableOptions;
+  }
+
   private SluiceException rollbackAndClassify(SQLException e, String table, long ts) {
+    if (decimals != null) {
+      decimals.forget();   // the fix may be a wider target column: read it again on the retry
+    }
     try {
       if (connection != null && !connection.isClosed()) {
         connection.rollback();

@@ -1,5 +1,6 @@
 package dev.sluice.dispatcher.sink;
 
+import static dev.sluice.dispatcher.sink.SinkFixtures.CODES;
 import static dev.sluice.dispatcher.sink.SinkFixtures.ORDERS;
 import static dev.sluice.dispatcher.sink.SinkFixtures.ORDERS_WITH_QTY;
 import static dev.sluice.dispatcher.sink.SinkFixtures.col;
@@ -27,6 +28,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Set;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -114,6 +116,19 @@ abstract class JdbcUpsertSinkContract {
         + changefeed + "'");
   }
 
+  /** "[code]=n" of the codes table, brackets showing trailing spaces. */
+  List<String> codes() throws SQLException {
+    List<String> out = new ArrayList<>();
+    try (Connection c = connect(); Statement st = c.createStatement();
+         ResultSet rs = st.executeQuery("SELECT CONCAT('[', code, ']'), n FROM "
+             + config().dialect().qualified(schema, "codes") + " ORDER BY n")) {
+      while (rs.next()) {
+        out.add(rs.getString(1) + "=" + rs.getLong(2));
+      }
+    }
+    return out;
+  }
+
   @Test
   void upsertsAndDeletesByPrimaryKeyInCommitOrder() throws Exception {
     sink.apply(List.of(
@@ -125,6 +140,31 @@ abstract class JdbcUpsertSinkContract {
     assertThat(rows()).containsExactly("1:uno:x", "2:again:null");
     assertThat(storedCheckpoint()).isEqualTo(103);
     assertThat(sink.checkpoint().forTable(ORDERS.getTableId())).isEqualTo(Checkpoint.at(103));
+  }
+
+  /** Keys distinct upstream stay distinct rows: no case folding, no trailing-space padding in the comparison. */
+  @Test
+  void textKeysDifferingInCaseOrTrailingSpacesStayDistinctRows() throws Exception {
+    sink.apply(List.of(txn(101, CODES, insert(CODES, 0, s("abc"), i(1)), insert(CODES, 1, s("ABC"), i(2)),
+        insert(CODES, 2, s("a"), i(3)), insert(CODES, 3, s("a "), i(4)))), 101);
+    assertThat(codes()).containsExactly("[abc]=1", "[ABC]=2", "[a]=3", "[a ]=4");
+
+    sink.apply(List.of(txn(102, CODES, delete(CODES, 0, s("ABC"), nul()), delete(CODES, 1, s("a "), nul()))), 102);
+    assertThat(codes()).containsExactly("[abc]=1", "[a]=3");
+  }
+
+  @Test
+  void changefeedIdsDifferingInCaseOrTrailingSpacesKeepTheirOwnCheckpoints() throws Exception {
+    sink.apply(List.of(ins(101, 1, "a")), 101);
+    for (String other : List.of(changefeed.toUpperCase(Locale.ROOT), changefeed + " ")) {
+      try (JdbcUpsertSink look = JdbcUpsertSink.open(JdbcSinkConfig.of(jdbcUrl(), user(), password(), other)
+          .withTargetSchema(schema))) {
+        assertThat(look.checkpoint().checkpointTs()).as(other).isZero();
+        assertThat(look.checkpoint().tables()).as(other).isEmpty();
+        look.advance(200);
+      }
+    }
+    assertThat(storedCheckpoint()).isEqualTo(101);
   }
 
   @Test

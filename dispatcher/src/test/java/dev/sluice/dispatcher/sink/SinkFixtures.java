@@ -28,6 +28,20 @@ final class SinkFixtures {
   static final TableInfo ORDERS_WITH_QTY = ORDERS.toBuilder().setVersion(500)
       .addColumns(col("qty", "bigint", ValueKind.VALUE_KIND_INT64, true)).build();
 
+  /** Keyed by text: PostgreSQL keeps 'abc', 'ABC', 'a' and 'a ' apart. */
+  static final TableInfo CODES = TableInfo.newBuilder().setTableId(20000).setSchemaName("public")
+      .setTableName("codes").setVersion(1)
+      .addColumns(col("code", "text", ValueKind.VALUE_KIND_STRING, false))
+      .addColumns(col("n", "bigint", ValueKind.VALUE_KIND_INT64, true))
+      .addPrimaryKey("code").build();
+
+  /** An unconstrained numeric: any precision and scale upstream. */
+  static final TableInfo AMOUNTS = TableInfo.newBuilder().setTableId(20001).setSchemaName("public")
+      .setTableName("amounts").setVersion(1)
+      .addColumns(col("id", "bigint", ValueKind.VALUE_KIND_INT64, false))
+      .addColumns(col("v", "numeric", ValueKind.VALUE_KIND_DECIMAL, true))
+      .addPrimaryKey("id").build();
+
   private SinkFixtures() {}
 
   static ColumnInfo col(String name, String sourceType, ValueKind kind, boolean nullable) {
@@ -40,6 +54,10 @@ final class SinkFixtures {
 
   static Value s(String v) {
     return Value.newBuilder().setStringValue(v).build();
+  }
+
+  static Value dec(String v) {
+    return Value.newBuilder().setDecimalValue(v).build();
   }
 
   static Value nul() {
