@@ -36,6 +36,7 @@ public sealed interface DataPlaneCommand {
   /** The dispatcher is gone. */
   record Remove(DispatcherId id) implements DataPlaneCommand {}
 
-  /** A credit report for the dispatcher; ignored unless {@code epoch} is current. */
-  record Credit(DispatcherId id, long epoch, long availableBytes, long receivedBytes) implements DataPlaneCommand {}
+  /** A credit report for the dispatcher; ignored unless {@code epoch} is current and {@code from} is its stream. */
+  record Credit(DispatcherId id, long epoch, long availableBytes, long receivedBytes, CollectorLink from)
+      implements DataPlaneCommand {}
 }

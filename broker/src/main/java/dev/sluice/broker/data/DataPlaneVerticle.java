@@ -164,7 +164,8 @@ public final class DataPlaneVerticle extends VerticleBase {
         setCredit(s, s.earlyCreditAvailable, s.earlyCreditReceived);
       }
       s.earlyCreditEpoch = -1;
-      consider(s, currentTarget(), nanoClock.getAsLong());
+      s.backingOff = false;
+      considerIsolated(s, currentTarget(), nanoClock.getAsLong());
     } else if (c instanceof DataPlaneCommand.Suspend su) {
       cancelRunning(s);
       s.epoch = su.epoch();
@@ -175,9 +176,12 @@ public final class DataPlaneVerticle extends VerticleBase {
       streams.remove(c.id());
       metrics.streams.decrementAndGet();
     } else if (c instanceof DataPlaneCommand.Credit cr) {
+      if (cr.from() != s.link) {
+        return;   // only the stream that holds the dispatcher grants it credit
+      }
       if (cr.epoch() == s.epoch && s.active) {
         setCredit(s, cr.availableBytes(), cr.receivedBytes());
-        consider(s, currentTarget(), nanoClock.getAsLong());
+        considerIsolated(s, currentTarget(), nanoClock.getAsLong());
       } else if (cr.epoch() > s.epoch) {
         s.earlyCreditEpoch = cr.epoch();
         s.earlyCreditAvailable = cr.availableBytes();

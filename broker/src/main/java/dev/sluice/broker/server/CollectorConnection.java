@@ -103,6 +103,7 @@ final class CollectorConnection implements CollectorLink {
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
   private final AtomicLong reservedBytes = new AtomicLong();
   private final Map<String, dev.sluice.broker.control.ChangefeedCredit> changefeedCredits = new ConcurrentHashMap<>();
+  static final int MAX_CHANGEFEEDS_PER_STREAM = 10_000;
 
   // confined to the stream's context
   private State state = State.AWAITING_HELLO;
@@ -217,12 +218,18 @@ final class CollectorConnection implements CollectorLink {
 
   private void onCredit(CreditReport report) {
     for (ChangefeedCredit c : report.getChangefeedsList()) {
+      // one entry per changefeed id a stream names: bounded, so a hostile stream cannot grow it without end
+      if (!changefeedCredits.containsKey(c.getChangefeedId()) && changefeedCredits.size() >= MAX_CHANGEFEEDS_PER_STREAM) {
+        fail(ErrorCode.QUOTA_EXCEEDED, "credit reported for more than " + MAX_CHANGEFEEDS_PER_STREAM
+            + " changefeeds on one stream; spread the changefeeds over more collector streams", false);
+        return;
+      }
       changefeedCredit(c.getChangefeedId()).report(c.getAvailableBytes(), c.getReceivedBytes());
     }
     for (DispatcherCredit c : report.getDispatchersList()) {
       if (c.hasDispatcherId()) {
         dataPlane.submit(new DataPlaneCommand.Credit(DispatcherId.fromProto(c.getDispatcherId()), c.getEpoch(),
-            c.getAvailableBytes(), c.getReceivedBytes()));
+            c.getAvailableBytes(), c.getReceivedBytes(), this));
       }
     }
   }

@@ -41,7 +41,8 @@ class ControlProtocolTest {
   private static final String TABLE = """
       unknown      | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
       unknown      | REGISTER 3 same    | REJECTED(BAD_EPOCH)     | ACK           | absent
-      unknown      | REGISTER 0 before  | REJECTED(UNKNOWN_TABLE) | ACK           | absent
+      unknown      | REGISTER 0 nonesuch | REJECTED(UNKNOWN_TABLE) | ACK          | absent
+      unknown      | REGISTER 0 before  | ACCEPTED                | ACK READY     | epoch=0 streaming=false
       unknown      | RESET 1            | NOT_FOUND               | ACK           | absent
       unknown      | REMOVE 0           | NOT_FOUND               | ACK           | absent
       registered   | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
@@ -55,7 +56,8 @@ class ControlProtocolTest {
       streaming@2  | RESET 2            | STALE                   | ACK           | epoch=2 streaming=true
       streaming@2  | RESET 1            | STALE                   | ACK           | epoch=2 streaming=true
       streaming@2  | RESET 5            | ACCEPTED                | ACK HANDSHAKE | epoch=5 streaming=true
-      streaming@2  | RESET 5 before     | REJECTED(UNKNOWN_TABLE) | ACK           | epoch=5 streaming=false
+      streaming@2  | RESET 5 ahead      | REJECTED(START_TS_AHEAD) | ACK          | epoch=5 streaming=false
+      streaming@2  | RESET 5 before     | ACCEPTED                | ACK HANDSHAKE | epoch=5 streaming=true
       streaming@2  | REMOVE 1           | STALE                   | ACK           | epoch=2 streaming=true
       streaming@2  | REMOVE 2           | ACCEPTED                | ACK           | absent
       streaming@2  | REMOVE 7           | ACCEPTED                | ACK           | absent
@@ -67,7 +69,7 @@ class ControlProtocolTest {
       tombstoned@2 | REMOVE 2           | NOT_FOUND               | ACK           | absent
       elsewhere@2  | REGISTER 0 other   | ACCEPTED                | ACK READY     | epoch=0 streaming=false
       elsewhere@2  | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
-      elsewhere@2  | REGISTER 0 before  | REJECTED(UNKNOWN_TABLE) | ACK           | epoch=2 streaming=true
+      elsewhere@2  | REGISTER 0 nonesuch | REJECTED(UNKNOWN_TABLE) | ACK          | epoch=2 streaming=true
       elsewhere@2  | RESET 3            | NOT_FOUND               | ACK           | epoch=2 streaming=true
       elsewhere@2  | REMOVE 1           | STALE                   | ACK           | epoch=2 streaming=true
       elsewhere@2  | REMOVE 2           | ACCEPTED                | ACK           | absent
@@ -152,7 +154,7 @@ class ControlProtocolTest {
       }
       case "suspended@3" -> {
         arrange(id, "streaming@2");
-        expect(build(id, "RESET 3 before".split(" ")), AckStatus.ACK_STATUS_REJECTED);
+        expect(build(id, "RESET 3 ahead".split(" ")), AckStatus.ACK_STATUS_REJECTED);
       }
       case "elsewhere@2" -> {
         // streaming on another collector's stream; the request then comes from this one
@@ -176,17 +178,23 @@ class ControlProtocolTest {
     assertThat(exchange(r).get(0).getControlAck().getStatus()).isEqualTo(status);
   }
 
-  /** Start ts: "same"/absent = the table's life; "other" = another start ts; "before" = before the table existed. */
+  /**
+   * Start ts: "same"/absent = the table's life; "other" = another start ts; "before" = before the table was
+   * created (accepted: the handshake carries it as created); "ahead" = above the resolved ts; "nonesuch" = a
+   * table that never exists.
+   */
   private DispatcherRequest build(DispatcherId id, String[] words) {
     long epoch = Long.parseLong(words[1]);
     String variant = words.length > 2 ? words[2] : "same";
     long ts = switch (variant) {
       case "other" -> start - 1;
       case "before" -> orders.version() - 5;
+      case "ahead" -> start + 1_000_000;
       default -> start;
     };
+    long table = variant.equals("nonesuch") ? 999 : 100;
     return switch (words[0]) {
-      case "REGISTER" -> TestCollector.register(id, TableSpan.wholeTable(100), ts).setEpoch(epoch).build();
+      case "REGISTER" -> TestCollector.register(id, TableSpan.wholeTable(table), ts).setEpoch(epoch).build();
       case "RESET" -> TestCollector.reset(id, epoch, ts).build();
       case "REMOVE" -> TestCollector.remove(id, epoch).build();
       default -> throw new IllegalArgumentException(words[0]);

@@ -37,10 +37,11 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * Resets that resume inside a transaction, and heartbeats that claim more than was sent: the broker
- * keeps each dispatcher's stream exact and never lets one collector's claims hold up another's.
+ * Resets that resume inside a transaction, and streams that claim more than they may (a checkpoint above
+ * what was sent, credit for another stream's dispatcher, unbounded changefeed ids): the broker keeps each
+ * dispatcher's stream exact and never lets one collector's claims hold up or steer another's.
  */
-class ResumeAndHeartbeatTest {
+class StreamIsolationAndResumeTest {
 
   @TempDir
   Path dir;
@@ -159,6 +160,53 @@ class ResumeAndHeartbeatTest {
       assertThat(e.getDml().getRowsCount()).isEqualTo(3);
       assertThat(e.getDml().getLastFragment()).isTrue();
     });
+  }
+
+  @Test
+  void creditForADispatcherOfAnotherStreamIsIgnored() throws Exception {
+    serve(EventServiceConfig.defaults().withDataPlaneInstances(1));
+    long t0 = stores.insert(100, 1);
+    TestCollector owner = collector();
+    DispatcherId d = DispatcherId.random();
+    owner.ack(TestCollector.register(d, TableSpan.wholeTable(100), t0).build());
+    owner.ack(TestCollector.reset(d, 1, t0).build());
+    owner.next(BrokerMessage::hasHandshake);
+    TestCollector other = collector();
+    DispatcherId mine = DispatcherId.random();
+    other.ack(TestCollector.register(mine, TableSpan.wholeTable(100), t0).build());
+    other.ack(TestCollector.reset(mine, 1, t0).build());
+    other.next(BrokerMessage::hasHandshake);
+    long t1 = stores.insert(100, 2);
+
+    other.credit(d, 1, 64 << 20, 0);      // not its dispatcher
+    other.credit(mine, 1, 64 << 20, 0);   // same stream, same data plane: applied after the one above
+    other.next(m -> m.hasEventBatch() && m.getEventBatch().getEventsList().stream()
+        .anyMatch(e -> e.hasDml() && e.getDml().getCommitTs() == t1));
+
+    assertThat(owner.drain()).noneMatch(BrokerMessage::hasEventBatch);
+    assertThat(stores.meters.get("sluice.credit.available.bytes").gauge().value()).isEqualTo(64 << 20);
+  }
+
+  @Test
+  void aStreamNamingMoreChangefeedsThanTheBoundIsClosedAndOthersGoOn() throws Exception {
+    serve(EventServiceConfig.defaults());
+    TestCollector hostile = collector();
+    TestCollector fine = collector();
+    dev.sluice.api.v1.CreditReport.Builder report = dev.sluice.api.v1.CreditReport.newBuilder();
+    for (int i = 0; i <= CollectorConnection.MAX_CHANGEFEEDS_PER_STREAM; i++) {
+      report.addChangefeeds(dev.sluice.api.v1.ChangefeedCredit.newBuilder().setChangefeedId("cf-" + i)
+          .setAvailableBytes(1));
+    }
+
+    hostile.send(CollectorMessage.newBuilder().setCreditReport(report).build());
+
+    var err = hostile.next(BrokerMessage::hasStreamError).getStreamError();
+    assertThat(err.getCode()).isEqualTo(ErrorCode.QUOTA_EXCEEDED.toWire());
+    assertThat(err.getDetail()).contains("more than " + CollectorConnection.MAX_CHANGEFEEDS_PER_STREAM);
+    hostile.awaitClosed();
+    DispatcherId id = DispatcherId.random();
+    assertThat(fine.ack(TestCollector.register(id, TableSpan.wholeTable(100), stores.insert(100, 1)).build())
+        .getStatus()).isEqualTo(AckStatus.ACK_STATUS_ACCEPTED);
   }
 
   @Test
