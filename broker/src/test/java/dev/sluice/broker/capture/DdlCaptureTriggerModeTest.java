@@ -103,7 +103,7 @@ class DdlCaptureTriggerModeTest {
   }
 
   @Test
-  void transactionChangingSeveralTablesGetsOneTsPerTableEndingAtItsCommitTs() {
+  void transactionChangingSeveralTablesGivesEachItsCommitTs() {
     ddl("multi", "CREATE TABLE m1 (id int PRIMARY KEY)", "CREATE TABLE m2 (id int PRIMARY KEY, x text)",
         "ALTER TABLE m1 ADD COLUMN y int");
     long c = markers().get("multi");
@@ -111,7 +111,7 @@ class DdlCaptureTriggerModeTest {
     List<DdlEvent> m2 = h.schemas.ddlEvents(pg.oid("m2"), 0, Long.MAX_VALUE);
     assertThat(m1).singleElement().satisfies(e -> {
       assertThat(e.type()).isEqualTo(DdlType.CREATE_TABLE);
-      assertThat(e.commitTs()).isEqualTo(c - 1);
+      assertThat(e.commitTs()).isEqualTo(c);
       assertThat(names(e.tableInfoAfter())).containsExactly("id", "y");
       assertThat(e.query()).contains("CREATE TABLE m1").contains("ALTER TABLE m1 ADD COLUMN y int");
     });
