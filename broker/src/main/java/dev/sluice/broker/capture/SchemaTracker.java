@@ -11,6 +11,7 @@ import dev.sluice.schema.TableInfo;
 import dev.sluice.schema.UnknownTableException;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -34,8 +35,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Timestamps.</b> A transaction's events all get its commit ts {@code C}, however many tables it
  * changed, and go to the schema store in one atomic apply (commit ts are only one commit record,
- * a few dozen bytes, apart: there is no room for one ts per table below {@code C}). Initial definitions
- * all get the version just below the slot's start.
+ * a few dozen bytes, apart: there is no room for one ts per table below {@code C}). The store keeps one
+ * DDL per table per ts, so a table truncated <em>and</em> changed in shape gets its TRUNCATE at
+ * {@code C-1}, before the change at {@code C}. This is exact for every reader: commit ts values are WAL
+ * positions of commit records, and the previous commit record starts at least one WAL record (24 bytes
+ * and more) below {@code C}, so no transaction has a commit ts in {@code (previous, C)}. Initial
+ * definitions all get the version just below the slot's start.
  *
  * <p><b>Replay.</b> After a crash, transactions above the event store's position are replayed while the
  * schema store may already hold their DDL. A transaction's events are applied whole or not at all, so a
@@ -75,8 +80,13 @@ final class SchemaTracker {
     }
   }
 
-  /** An event of the open transaction, at its commit ts. */
-  private record Planned(DdlType type, TableInfo info, String query) {}
+  /** An event of the open transaction, at {@code commitTs - offset}. */
+  private record Planned(DdlType type, TableInfo info, String query, int offset) {
+
+    Planned(DdlType type, TableInfo info, String query) {
+      this(type, info, query, 0);
+    }
+  }
 
   SchemaTracker(SchemaStore store, TableDefinitions definitions, SourceCatalog catalog, CaptureMetrics metrics) {
     this.store = store;
@@ -162,10 +172,11 @@ final class SchemaTracker {
     if (commitTs <= store.lastDdlTs()) {
       return touched; // replayed: the schema store applied the transaction's events before a crash
     }
+    planned.sort(Comparator.comparingInt(Planned::offset).reversed()); // stable: statement order within a ts
     List<DdlEvent> events = new ArrayList<>(planned.size());
     for (Planned p : planned) {
-      events.add(new DdlEvent(commitTs, p.type(), p.query(), p.info().withVersion(commitTs),
-          p.query().isEmpty() ? "" : "postgresql"));
+      long ts = commitTs - p.offset();
+      events.add(new DdlEvent(ts, p.type(), p.query(), p.info().withVersion(ts), p.query().isEmpty() ? "" : "postgresql"));
     }
     apply(events);
     return touched;
@@ -287,7 +298,11 @@ final class SchemaTracker {
         holder.columns(), holder.primaryKey(), holder.version()), ""));
   }
 
-  /** A table's events: none or one. */
+  /**
+   * A table's events: none, one, or a TRUNCATE at {@code C-1} and then the shape change at {@code C}
+   * when it was truncated and changed (the sink empties the table before altering it, so no row the
+   * transaction removed has to be converted, and the transaction's rows at {@code C} follow both).
+   */
   private List<Planned> toPlanned(Pending p) {
     String query = String.join(";\n", p.queries);
     if (p.dropped) {
@@ -301,10 +316,15 @@ final class SchemaTracker {
     if (p.truncated && unchanged) {
       return List.of(new Planned(DdlType.TRUNCATE_TABLE, p.after, query));
     }
-    if (unchanged && p.tag.isEmpty() && !p.truncated) {
+    if (unchanged && p.tag.isEmpty()) {
       return List.of();
     }
-    return List.of(new Planned(DdlClassifier.classify(p.tag, p.before, p.after), p.after, query));
+    Planned change = new Planned(DdlClassifier.classify(p.tag, p.before, p.after), p.after, query);
+    if (p.truncated && p.before != null) {
+      // no query: the statements are the change's, and a sink of the same dialect runs a query verbatim
+      return List.of(new Planned(DdlType.TRUNCATE_TABLE, p.before, "", 1), change);
+    }
+    return List.of(change);
   }
 
   private Pending pendingFor(long oid) {

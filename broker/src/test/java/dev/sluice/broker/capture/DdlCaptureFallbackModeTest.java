@@ -117,6 +117,23 @@ class DdlCaptureFallbackModeTest {
     assertThat(h.capture.status().state()).isEqualTo(CaptureState.STREAMING);
   }
 
+  @Test
+  void truncateAndShapeChangeInOneTransactionKeepBothTruncateFirst() {
+    pg.exec("CREATE TABLE reloaded (id int PRIMARY KEY, a text)");
+    lastCommit("INSERT INTO reloaded VALUES (1, 'x')", "reloaded");
+    long oid = pg.oid("reloaded");
+    h.awaitResolved(pg.txn("ALTER TABLE reloaded ADD COLUMN b int", "TRUNCATE reloaded",
+        "INSERT INTO reloaded VALUES (2, 'y', 3)"));
+    long c = h.rows(oid).get(h.rows(oid).size() - 1).commitTs();
+
+    List<DdlEvent> events = h.schemas.ddlEvents(oid, 0, Long.MAX_VALUE);
+    assertThat(events).extracting(DdlEvent::type).containsExactly(DdlType.CREATE_TABLE, DdlType.TRUNCATE_TABLE,
+        DdlType.ADD_COLUMN);
+    assertThat(events).extracting(DdlEvent::commitTs).endsWith(c - 1, c);
+    assertThat(events.get(1).tableInfoAfter().columns()).extracting(ColumnInfo::name).containsExactly("id", "a");
+    assertThat(events.get(2).tableInfoAfter().columns()).extracting(ColumnInfo::name).containsExactly("id", "a", "b");
+  }
+
   /** Runs one statement, waits until captured and returns the commit ts of the table's newest row. */
   private long lastCommit(String sql, String table) {
     h.awaitResolved(pg.txn(sql));
