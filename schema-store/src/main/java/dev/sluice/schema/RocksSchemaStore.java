@@ -35,7 +35,7 @@ import org.slf4j.LoggerFactory;
  * resolved ts) never misses an event it should return. Answers for a ts above the resolved ts are
  * provisional: a later {@code apply} at or below that ts may change them.
  *
- * <p><b>Durability.</b> {@code apply} writes one batch (DDL, version or drop tombstone, last DDL ts) with
+ * <p><b>Durability.</b> {@code apply} writes one batch (its DDLs, versions or drop tombstones, last DDL ts) with
  * {@code sync} when {@link SchemaStoreConfig#syncWrites()}; once it returns the DDL survives a process
  * kill and an OS crash, and a torn batch is dropped whole by RocksDB's WAL recovery. GC is one synced
  * batch too. The resolved ts is written <em>unsynced</em>, deliberately: it advances with every
@@ -103,22 +103,37 @@ public final class RocksSchemaStore implements SchemaStore {
 
   @Override
   public void apply(DdlEvent ddl) {
-    Objects.requireNonNull(ddl, "ddl");
+    apply(List.of(Objects.requireNonNull(ddl, "ddl")));
+  }
+
+  @Override
+  public void apply(List<DdlEvent> ddls) {
+    Objects.requireNonNull(ddls, "ddls");
+    if (ddls.isEmpty()) {
+      return;
+    }
     synchronized (writeLock) {
       checkOpen();
       long floor = Math.max(lastDdlTs, Math.max(resolvedTs, gcTs));
-      if (ddl.commitTs() <= floor) {
-        throw new DdlOutOfOrderException(ddl.commitTs(), floor);
+      if (ddls.get(0).commitTs() <= floor) {
+        throw new DdlOutOfOrderException(ddls.get(0).commitTs(), floor);
       }
-      index.check(ddl);
+      for (int i = 1; i < ddls.size(); i++) {
+        if (ddls.get(i).commitTs() < ddls.get(i - 1).commitTs()) {
+          throw new DdlOutOfOrderException(ddls.get(i).commitTs(), ddls.get(i - 1).commitTs());
+        }
+      }
+      index.check(ddls);
       long start = System.nanoTime();
-      db.writeDdl(ddl);
-      index.apply(ddl);
-      lastDdlTs = ddl.commitTs();
-      metrics.onApplied(System.nanoTime() - start);
+      db.writeDdls(ddls);
+      ddls.forEach(index::apply);
+      lastDdlTs = ddls.get(ddls.size() - 1).commitTs();
+      metrics.onApplied(ddls.size(), System.nanoTime() - start);
     }
-    log.atDebug().setMessage("DDL applied").addKeyValue("tableId", ddl.tableId())
-        .addKeyValue("commitTs", ddl.commitTs()).addKeyValue("ddlType", ddl.type()).log();
+    for (DdlEvent ddl : ddls) {
+      log.atDebug().setMessage("DDL applied").addKeyValue("tableId", ddl.tableId())
+          .addKeyValue("commitTs", ddl.commitTs()).addKeyValue("ddlType", ddl.type()).log();
+    }
   }
 
   @Override
@@ -184,7 +199,7 @@ public final class RocksSchemaStore implements SchemaStore {
     if (h == null || !h.hasDdlBetween(fromExclusive, upTo)) {
       return List.of();
     }
-    List<DdlEvent> events = db.readDdls(h.ddlTsBetween(fromExclusive, upTo));
+    List<DdlEvent> events = db.readDdls(tableId, h.ddlTsBetween(fromExclusive, upTo));
     if (events.contains(null)) {
       checkAboveGc(fromExclusive);   // a GC ran meanwhile
       throw new SchemaStoreCorruptException(db.dir(), "the index lists DDL events of table " + tableId

@@ -18,6 +18,8 @@ import org.rocksdb.RocksDBException;
 import org.rocksdb.RocksIterator;
 import org.rocksdb.WriteBatch;
 import org.rocksdb.WriteOptions;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The schema store's RocksDB instance: three column families of its own ({@code schema_versions},
@@ -36,8 +38,12 @@ final class SchemaDb implements AutoCloseable {
   static final String CF_VERSIONS = "schema_versions";
   static final String CF_DDL = "schema_ddl";
   static final String CF_META = "schema_meta";
-  /** Bumped on any incompatible change of {@link SchemaKeys}' layout. */
-  static final int FORMAT_VERSION = 1;
+  /** Bumped on any incompatible change of {@link SchemaKeys}' layout; 2 added the table id to DDL keys. */
+  static final int FORMAT_VERSION = 2;
+  /** The layout whose DDL keys are the commit ts alone; {@link #open} rewrites it. */
+  private static final int FORMAT_VERSION_TS_KEYS = 1;
+
+  private static final Logger log = LoggerFactory.getLogger(SchemaDb.class);
 
   static {
     RocksDB.loadLibrary();
@@ -157,12 +163,12 @@ final class SchemaDb implements AutoCloseable {
     return value == null ? null : decodeTableInfo(value, "version");
   }
 
-  /** The stored DDL events at these commit ts, in the given order; null where one is missing. */
-  List<DdlEvent> readDdls(long[] commitTs) {
+  /** The table's stored DDL events at these commit ts, in the given order; null where one is missing. */
+  List<DdlEvent> readDdls(long tableId, long[] commitTs) {
     List<byte[]> keys = new ArrayList<>(commitTs.length);
     List<ColumnFamilyHandle> cfs = new ArrayList<>(commitTs.length);
     for (long ts : commitTs) {
-      keys.add(SchemaKeys.ddl(ts));
+      keys.add(SchemaKeys.ddl(ts, tableId));
       cfs.add(ddl);
     }
     List<byte[]> values = read("read DDL events", () -> db.multiGetAsList(cfs, keys));
@@ -173,12 +179,12 @@ final class SchemaDb implements AutoCloseable {
     return events;
   }
 
-  /** DDL events with {@code fromExclusive < commitTs <= toInclusive}, in commit order. */
+  /** DDL events with {@code fromExclusive < commitTs <= toInclusive}, by commit ts, then table id. */
   List<DdlEvent> scanDdls(long fromExclusive, long toInclusive) {
     return read("scan DDL events", () -> {
       List<DdlEvent> events = new ArrayList<>();
       try (RocksIterator it = db.newIterator(ddl)) {
-        for (it.seek(SchemaKeys.ddl(fromExclusive + 1)); it.isValid() && SchemaKeys.ddlTs(it.key()) <= toInclusive;
+        for (it.seek(SchemaKeys.ddlBound(fromExclusive + 1)); it.isValid() && SchemaKeys.ddlTs(it.key()) <= toInclusive;
             it.next()) {
           events.add(decodeDdl(it.value()));
         }
@@ -188,20 +194,26 @@ final class SchemaDb implements AutoCloseable {
     });
   }
 
-  /** Stores one DDL, its version (or drop tombstone) and the last DDL ts in one batch. */
-  void writeDdl(DdlEvent event) {
-    read("store the DDL at commit ts " + event.commitTs(), () -> {
+  /**
+   * Stores DDLs in commit-ts order, their versions (or drop tombstones) and the last one's ts as the last
+   * DDL ts in one batch: one transaction's DDLs are stored whole or not at all.
+   */
+  void writeDdls(List<DdlEvent> events) {
+    long lastTs = events.get(events.size() - 1).commitTs();
+    read("store the DDL at commit ts " + lastTs, () -> {
       try (WriteBatch batch = new WriteBatch()) {
-        TableInfo info = event.tableInfoAfter();
-        batch.put(ddl, SchemaKeys.ddl(event.commitTs()), event.toProto().toByteArray());
-        if (event.type() == DdlType.DROP_TABLE) {
-          TableInfo tombstone = new TableInfo(info.tableId(), info.schemaName(), info.tableName(), List.of(),
-              List.of(), event.commitTs());
-          batch.put(meta, SchemaKeys.drop(info.tableId()), tombstone.toProto().toByteArray());
-        } else {
-          batch.put(versions, SchemaKeys.version(info.tableId(), info.version()), info.toProto().toByteArray());
+        for (DdlEvent event : events) {
+          TableInfo info = event.tableInfoAfter();
+          batch.put(ddl, SchemaKeys.ddl(event.commitTs(), info.tableId()), event.toProto().toByteArray());
+          if (event.type() == DdlType.DROP_TABLE) {
+            TableInfo tombstone = new TableInfo(info.tableId(), info.schemaName(), info.tableName(), List.of(),
+                List.of(), event.commitTs());
+            batch.put(meta, SchemaKeys.drop(info.tableId()), tombstone.toProto().toByteArray());
+          } else {
+            batch.put(versions, SchemaKeys.version(info.tableId(), info.version()), info.toProto().toByteArray());
+          }
         }
-        batch.put(meta, SchemaKeys.LAST_DDL_TS, SchemaKeys.longBytes(event.commitTs()));
+        batch.put(meta, SchemaKeys.LAST_DDL_TS, SchemaKeys.longBytes(lastTs));
         db.write(durableWrites, batch);
       }
       return null;
@@ -222,7 +234,7 @@ final class SchemaDb implements AutoCloseable {
         for (TableVersion v : removed) {
           batch.delete(versions, SchemaKeys.version(v.tableId(), v.version()));
         }
-        batch.deleteRange(ddl, SchemaKeys.ddl(0), SchemaKeys.ddl(gcTs + 1));
+        batch.deleteRange(ddl, SchemaKeys.ddlBound(0), SchemaKeys.ddlBound(gcTs + 1));
         batch.put(meta, SchemaKeys.GC_TS, SchemaKeys.longBytes(gcTs));
         db.write(durableWrites, batch);
       }
@@ -264,14 +276,40 @@ final class SchemaDb implements AutoCloseable {
           throw corrupt("it holds data but no format version", null);
         }
         try (WriteOptions sync = new WriteOptions().setSync(true)) {
-          db.put(meta, sync, SchemaKeys.FORMAT_VERSION, java.nio.ByteBuffer.allocate(4).putInt(FORMAT_VERSION).array());
+          db.put(meta, sync, SchemaKeys.FORMAT_VERSION, formatBytes(FORMAT_VERSION));
         }
+      } else if (stored.length == 4 && java.nio.ByteBuffer.wrap(stored).getInt() == FORMAT_VERSION_TS_KEYS) {
+        addTableIdsToDdlKeys();
       } else if (stored.length != 4 || java.nio.ByteBuffer.wrap(stored).getInt() != FORMAT_VERSION) {
         String found = stored.length == 4 ? Integer.toString(java.nio.ByteBuffer.wrap(stored).getInt()) : Arrays.toString(stored);
         throw corrupt("its format version is " + found + ", this build reads " + FORMAT_VERSION, null);
       }
       return null;
     });
+  }
+
+  /** Rewrites a format-1 store's DDL keys as (commit ts, table id), with the new format version, in one batch. */
+  private void addTableIdsToDdlKeys() throws RocksDBException {
+    int rewritten = 0;
+    try (WriteBatch batch = new WriteBatch(); RocksIterator it = db.newIterator(ddl);
+        WriteOptions sync = new WriteOptions().setSync(true)) {
+      for (it.seekToFirst(); it.isValid(); it.next()) {
+        if (it.key().length == 8) {
+          batch.delete(ddl, it.key());
+          batch.put(ddl, SchemaKeys.ddl(SchemaKeys.ddlTs(it.key()), decodeDdl(it.value()).tableId()), it.value());
+          rewritten++;
+        }
+      }
+      it.status();
+      batch.put(meta, SchemaKeys.FORMAT_VERSION, formatBytes(FORMAT_VERSION));
+      db.write(sync, batch);
+    }
+    log.atInfo().addKeyValue("dataDir", dir)
+        .addKeyValue("ddlEvents", rewritten).log("schema store upgraded to format " + FORMAT_VERSION);
+  }
+
+  private static byte[] formatBytes(int version) {
+    return java.nio.ByteBuffer.allocate(4).putInt(version).array();
   }
 
   private boolean isEmpty() {

@@ -2,7 +2,9 @@ package dev.sluice.schema;
 
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
@@ -41,12 +43,25 @@ final class SchemaIndex {
   }
 
   /**
-   * Checks that the DDL fits the latest state of its table.
+   * Checks that the DDLs of one apply fit, each the latest state of its table as the ones before it in
+   * the list leave it: one table has at most one DDL per commit ts.
    *
-   * @throws InvalidDdlException when it does not; nothing is changed
+   * @throws InvalidDdlException for the first that does not; nothing is changed
    */
-  void check(DdlEvent ddl) {
-    TableHistory h = histories.get(ddl.tableId());
+  void check(List<DdlEvent> ddls) {
+    Map<Long, TableHistory> staged = new HashMap<>();
+    for (DdlEvent ddl : ddls) {
+      TableHistory h = staged.containsKey(ddl.tableId()) ? staged.get(ddl.tableId()) : histories.get(ddl.tableId());
+      if (staged.containsKey(ddl.tableId()) && h.lastDdlTs() >= ddl.commitTs()) {
+        throw new InvalidDdlException(ddl, "the same apply has a DDL of this table at ts " + h.lastDdlTs()
+            + "; a table has at most one DDL per commit ts");
+      }
+      check(ddl, h, staged);
+      staged.put(ddl.tableId(), after(h == null ? TableHistory.empty(ddl.tableId()) : h, ddl));
+    }
+  }
+
+  private void check(DdlEvent ddl, TableHistory h, Map<Long, TableHistory> staged) {
     TableName name = TableName.of(ddl.tableInfoAfter());
     if (ddl.type() == DdlType.CREATE_TABLE) {
       if (h != null && h.isDropped()) {
@@ -63,7 +78,7 @@ final class SchemaIndex {
       throw new InvalidDdlException(ddl, "the table was dropped at ts " + h.dropTs());
     }
     if (ddl.type() != DdlType.DROP_TABLE && (h == null || !name.equals(h.latestName()))) {
-      long holder = liveHolderOf(name);
+      long holder = liveHolderOf(name, staged);
       if (holder != 0 && holder != ddl.tableId()) {
         throw new InvalidDdlException(ddl, "the name " + name.qualified() + " is held by the live table id " + holder);
       }
@@ -73,14 +88,18 @@ final class SchemaIndex {
   /** Adds a checked DDL. */
   void apply(DdlEvent ddl) {
     long id = ddl.tableId();
-    TableHistory h = orEmpty(id).withDdl(ddl.commitTs());
-    if (ddl.type() == DdlType.DROP_TABLE) {
-      histories.put(id, h.withDrop(ddl.commitTs(), TableName.of(ddl.tableInfoAfter())));
-      return;
+    histories.put(id, after(orEmpty(id), ddl));
+    if (ddl.type() != DdlType.DROP_TABLE) {
+      versionCount++;
+      addName(TableName.of(ddl.tableInfoAfter()), id);
     }
-    histories.put(id, h.withVersion(ddl.tableInfoAfter()));
-    versionCount++;
-    addName(TableName.of(ddl.tableInfoAfter()), id);
+  }
+
+  /** The history {@code h} becomes with the DDL. */
+  private static TableHistory after(TableHistory h, DdlEvent ddl) {
+    TableHistory withDdl = h.withDdl(ddl.commitTs());
+    return ddl.type() == DdlType.DROP_TABLE ? withDdl.withDrop(ddl.commitTs(), TableName.of(ddl.tableInfoAfter()))
+        : withDdl.withVersion(ddl.tableInfoAfter());
   }
 
   /** Adds a stored version while rebuilding; versions must come in ascending order per table. */
@@ -158,10 +177,15 @@ final class SchemaIndex {
     return h == null ? TableHistory.empty(tableId) : h;
   }
 
-  /** Id of the live table whose newest version has this name, or 0. */
-  private long liveHolderOf(TableName name) {
+  /** Id of the live table whose newest version has this name, or 0; {@code staged} overrides the index. */
+  private long liveHolderOf(TableName name, Map<Long, TableHistory> staged) {
+    for (TableHistory h : staged.values()) {
+      if (!h.isDropped() && name.equals(h.latestName())) {
+        return h.tableId();
+      }
+    }
     for (long id : idsByName.getOrDefault(name, NO_IDS)) {
-      TableHistory h = histories.get(id);
+      TableHistory h = staged.containsKey(id) ? staged.get(id) : histories.get(id);
       if (h != null && !h.isDropped() && name.equals(h.latestName())) {
         return id;
       }

@@ -10,7 +10,7 @@ import java.util.Arrays;
  *
  * <pre>
  * schema_versions  table_id(8) version(8)      -> sluice.v1.TableInfo
- * schema_ddl       commit_ts(8)                -> sluice.v1.DdlEvent
+ * schema_ddl       commit_ts(8) table_id(8)    -> sluice.v1.DdlEvent   (format 1: commit_ts(8) alone)
  * schema_meta      "format_version"            -> int(4)
  *                  "last_ddl_ts" | "resolved_ts" | "gc_ts" -> long(8)
  *                  "drop/" table_id(8)         -> sluice.v1.TableInfo without columns, version = drop ts
@@ -39,7 +39,13 @@ final class SchemaKeys {
     return ByteBuffer.wrap(key).getLong(8);
   }
 
-  static byte[] ddl(long commitTs) {
+  /** The key of one table's DDL: one transaction may change several tables at the same commit ts. */
+  static byte[] ddl(long commitTs, long tableId) {
+    return ByteBuffer.allocate(16).putLong(commitTs).putLong(tableId).array();
+  }
+
+  /** A bound for range operations: sorts before every DDL key at {@code commitTs}. */
+  static byte[] ddlBound(long commitTs) {
     return longBytes(commitTs);
   }
 

@@ -26,12 +26,25 @@ import java.util.List;
 public interface SchemaStore extends AutoCloseable {
 
   /**
-   * Applies one DDL durably.
+   * Applies one DDL durably: {@code apply(List.of(ddl))}.
    *
    * @throws DdlOutOfOrderException when {@code ddl.commitTs()} is not above the last applied DDL's
    *     commit ts, or not above the resolved ts
+   * @throws InvalidDdlException    when it does not fit its table's history
    */
   void apply(DdlEvent ddl);
+
+  /**
+   * Applies one transaction's DDLs durably and atomically: after a crash the store holds all of them or
+   * none. They come in commit-ts order; DDLs of different tables may share a commit ts (one transaction
+   * changing several tables), a table has at most one DDL per commit ts. Each is checked against the
+   * history the ones before it leave.
+   *
+   * @throws DdlOutOfOrderException when the first commit ts is not above the last applied DDL's commit
+   *     ts or the resolved ts, or the list goes down in commit ts; nothing is applied
+   * @throws InvalidDdlException    for the first DDL that does not fit; nothing is applied
+   */
+  void apply(List<DdlEvent> ddls);
 
   /** Commit ts of the last applied DDL, 0 when none: capture skips replayed DDLs at or below it. */
   long lastDdlTs();
@@ -69,7 +82,8 @@ public interface SchemaStore extends AutoCloseable {
 
   /**
    * DDL events of every table with {@code fromExclusive < commitTs <= min(toInclusive, resolvedTs())},
-   * in commit order: how a changefeed learns of tables created after it started.
+   * in commit order (those of one commit ts by table id): how a changefeed learns of tables created
+   * after it started.
    *
    * @throws BelowGcPointException when {@code fromExclusive} is below the GC point (events are gone)
    */

@@ -34,7 +34,7 @@ final class SchemaStoreMetrics implements AutoCloseable {
     applied = track(Counter.builder("sluice.schema.ddl.applied").baseUnit("events")
         .description("DDL events applied to the schema store").register(registry));
     applyDuration = track(Timer.builder("sluice.schema.apply.duration")
-        .description("time to apply one DDL durably, fsync included").register(registry));
+        .description("time to apply one transaction's DDLs durably, fsync included").register(registry));
     gauge("sluice.schema.resolved.ts", "every DDL at or below this commit ts is applied", store, SchemaStore::resolvedTs);
     gauge("sluice.schema.gc.ts", "lookups below this commit ts fail", store, SchemaStore::gcTs);
     gauge("sluice.schema.last.ddl.ts", "commit ts of the last applied DDL", store, SchemaStore::lastDdlTs);
@@ -44,8 +44,9 @@ final class SchemaStoreMetrics implements AutoCloseable {
         .description("table ids known, drop tombstones included").strongReference(true).register(registry));
   }
 
-  void onApplied(long nanos) {
-    applied.increment();
+  /** One apply of {@code events} DDLs (one transaction's) that took {@code nanos}. */
+  void onApplied(int events, long nanos) {
+    applied.increment(events);
     applyDuration.record(nanos, TimeUnit.NANOSECONDS);
   }
 

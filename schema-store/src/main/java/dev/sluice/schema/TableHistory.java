@@ -120,6 +120,11 @@ final class TableHistory {
     return upperBound(ddlTs, fromExclusive) < upperBound(ddlTs, toInclusive);
   }
 
+  /** Commit ts of the newest DDL event still in the log, or {@code -1}. */
+  long lastDdlTs() {
+    return ddlTs.length == 0 ? -1 : ddlTs[ddlTs.length - 1];
+  }
+
   int ddlCount() {
     return ddlTs.length;
   }

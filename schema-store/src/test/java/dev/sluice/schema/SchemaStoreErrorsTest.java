@@ -248,7 +248,7 @@ class SchemaStoreErrorsTest {
     writeRaw(dir, SchemaDb.CF_META, SchemaKeys.FORMAT_VERSION, ByteBuffer.allocate(4).putInt(99).array());
     assertThatThrownBy(() -> RocksSchemaStore.open(SchemaStoreConfig.at(dir), new SimpleMeterRegistry()))
         .isInstanceOf(SchemaStoreCorruptException.class)
-        .hasMessageContaining("is unreadable: its format version is 99, this build reads 1; stop the broker");
+        .hasMessageContaining("is unreadable: its format version is 99, this build reads 2; stop the broker");
     store = RocksSchemaStore.open(SchemaStoreConfig.at(dir.resolve("fresh")), new SimpleMeterRegistry());
   }
 

@@ -6,7 +6,8 @@ import dev.sluice.api.v1.Value;
 /**
  * Parses PostgreSQL's array output ({@code {1,2,NULL}}, {@code {{1,2},{3,4}}}, {@code {"a b","c\"d"}},
  * {@code [0:1]={1,2}}) into nested {@link ArrayValue}s whose leaves are parsed by the element type.
- * An unquoted {@code NULL} is a null element; lower bounds are not kept.
+ * An unquoted {@code NULL} is a null element; lower bounds are not kept. Elements are separated by the
+ * element type's delimiter: {@code ','}, or {@code ';'} for {@code box} ({@code {(1,1),(0,0);(2,2),(1,1)}}).
  *
  * <pre>{@code
  * Value v = PgArrayText.parse(int4, "{{1,2},{3,NULL}}");   // [[1, 2], [3, null]]
@@ -15,11 +16,13 @@ import dev.sluice.api.v1.Value;
 final class PgArrayText {
 
   private final PgType element;
+  private final char delimiter;
   private final String s;
   private int pos;
 
   private PgArrayText(PgType element, String s) {
     this.element = element;
+    this.delimiter = element.delimiter();
     this.s = s;
   }
 
@@ -52,8 +55,8 @@ final class PgArrayText {
       if (c == '}') {
         return Value.newBuilder().setArrayValue(b).build();
       }
-      if (c != ',') {
-        throw new IllegalArgumentException("expected ',' or '}' at " + (pos - 1) + ", got '" + c + "'");
+      if (c != delimiter) {
+        throw new IllegalArgumentException("expected '" + delimiter + "' or '}' at " + (pos - 1) + ", got '" + c + "'");
       }
     }
   }
@@ -71,7 +74,7 @@ final class PgArrayText {
       }
       return PgTextValues.parse(element, text.toString());
     }
-    while (peek() != ',' && peek() != '}') {
+    while (peek() != delimiter && peek() != '}') {
       char c = next();
       text.append(c == '\\' ? next() : c);
     }

@@ -24,14 +24,14 @@ final class PgCatalog implements PgTypes.Lookup, SourceCatalog {
   @Override
   public Optional<PgTypes.CatalogType> find(int oid) {
     try (PreparedStatement ps = connection.prepareStatement(
-        "SELECT typname, typtype, typcategory, typelem, typbasetype FROM pg_catalog.pg_type WHERE oid = ?")) {
+        "SELECT typname, typtype, typcategory, typelem, typbasetype, typdelim FROM pg_catalog.pg_type WHERE oid = ?")) {
       ps.setLong(1, oid & 0xFFFF_FFFFL);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           return Optional.empty();
         }
         return Optional.of(new PgTypes.CatalogType(oid, rs.getString(1), rs.getString(2).charAt(0),
-            rs.getString(3).charAt(0), (int) rs.getLong(4), (int) rs.getLong(5)));
+            rs.getString(3).charAt(0), (int) rs.getLong(4), (int) rs.getLong(5), rs.getString(6).charAt(0)));
       }
     } catch (SQLException e) {
       throw UpstreamChecks.classify(e, "upstream", "reading pg_type for oid " + oid);

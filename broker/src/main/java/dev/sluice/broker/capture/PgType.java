@@ -16,9 +16,14 @@ import java.util.Objects;
  * @param oid     the type oid
  * @param name    the type name (for logs)
  * @param codec   how the text form is parsed
- * @param element the element type of an array, {@code null} otherwise
+ * @param element   the element type of an array, {@code null} otherwise
+ * @param delimiter what separates values of this type as array elements ({@code pg_type.typdelim}):
+ *                  {@code ';'} for {@code box}, {@code ','} for every other built-in type
  */
-record PgType(int oid, String name, Codec codec, PgType element) {
+record PgType(int oid, String name, Codec codec, PgType element, char delimiter) {
+
+  /** {@code box}, the one built-in type whose array elements are separated by {@code ';'}. */
+  static final int BOX_OID = 603;
 
   /** How a type's text output is turned into a {@code Value}. */
   enum Codec {
@@ -57,6 +62,11 @@ record PgType(int oid, String name, Codec codec, PgType element) {
     if ((codec == Codec.ARRAY) != (element != null)) {
       throw new IllegalArgumentException("type " + name + ": an element type is required for arrays and only for them");
     }
+  }
+
+  /** A type with the built-in delimiter of its oid (the catalog gives it for other types). */
+  PgType(int oid, String name, Codec codec, PgType element) {
+    this(oid, name, codec, element, oid == BOX_OID ? ';' : ',');
   }
 
   static PgType builtin(int oid, String name, Codec codec) {

@@ -19,7 +19,14 @@ import java.util.concurrent.ConcurrentHashMap;
 final class PgTypes {
 
   /** One {@code pg_type} row, as much of it as resolution needs. */
-  record CatalogType(int oid, String name, char typtype, char category, int elementOid, int baseTypeOid) {}
+  record CatalogType(int oid, String name, char typtype, char category, int elementOid, int baseTypeOid,
+      char delimiter) {
+
+    /** A row with the usual array delimiter {@code ','}. */
+    CatalogType(int oid, String name, char typtype, char category, int elementOid, int baseTypeOid) {
+      this(oid, name, typtype, category, elementOid, baseTypeOid, ',');
+    }
+  }
 
   /** Reads one {@code pg_type} row; empty when the oid is unknown. */
   @FunctionalInterface
@@ -62,16 +69,16 @@ final class PgTypes {
     }
     CatalogType c = row.get();
     if (c.typtype() == 'e') {
-      return PgType.builtin(oid, c.name(), Codec.ENUM);
+      return new PgType(oid, c.name(), Codec.ENUM, null, c.delimiter());
     }
     if (c.typtype() == 'd' && c.baseTypeOid() != 0) {
       PgType base = resolveFromCatalog(c.baseTypeOid(), depth + 1);
-      return new PgType(oid, c.name(), base.codec(), base.element());
+      return new PgType(oid, c.name(), base.codec(), base.element(), c.delimiter());
     }
     if (c.category() == 'A' && c.elementOid() != 0) {
-      return PgType.array(oid, c.name(), resolveFromCatalog(c.elementOid(), depth + 1));
+      return new PgType(oid, c.name(), Codec.ARRAY, resolveFromCatalog(c.elementOid(), depth + 1), c.delimiter());
     }
-    return PgType.builtin(oid, c.name(), Codec.FALLBACK);
+    return new PgType(oid, c.name(), Codec.FALLBACK, null, c.delimiter()); // box: ';'
   }
 
   private static Map<Integer, PgType> builtins() {

@@ -68,7 +68,7 @@ final class ReplicationSlotSetup {
     ReplicationSlotInfo info = replication.getReplicationAPI().createReplicationSlot().logical()
         .withSlotName(slot).withOutputPlugin("pgoutput").make();
     long cp = info.getConsistentPoint().asLong();
-    long version = cp - 1;
+    long version = cp - 2; // a first commit may start at cp: keeps cp-1 free for a TRUNCATE at C-1
     List<TableInfo> tables;
     boolean autoCommit = catalog.getAutoCommit();
     catalog.setAutoCommit(false);

@@ -1,7 +1,5 @@
 package dev.sluice.broker.capture;
 
-import dev.sluice.api.error.ErrorCode;
-import dev.sluice.api.error.FatalException;
 import dev.sluice.schema.BelowGcPointException;
 import dev.sluice.schema.ColumnInfo;
 import dev.sluice.schema.DdlEvent;
@@ -13,7 +11,9 @@ import dev.sluice.schema.TableInfo;
 import dev.sluice.schema.UnknownTableException;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -33,18 +33,18 @@ import org.slf4j.LoggerFactory;
  * mode). Several changes of one table in one transaction merge into one event (the table's last
  * definition, the statements joined).
  *
- * <p><b>Timestamps.</b> A transaction's events get the commit ts {@code C} when it changed one table.
- * The schema store takes one DDL per ts, so a transaction that changed n tables gets
- * {@code C-n+1 .. C}, in statement order. This is exact for every reader: commit ts values are WAL
- * positions of commit records, and the previous commit record starts at least one WAL record
- * (24 bytes and more) below {@code C}, so no transaction has a commit ts in {@code (previous, C)};
- * a version at {@code C-k} is in force for exactly the same transactions as one at {@code C}. Initial
- * definitions are spread below the slot's start the same way.
+ * <p><b>Timestamps.</b> A transaction's events all get its commit ts {@code C}, however many tables it
+ * changed, and go to the schema store in one atomic apply (commit ts are only one commit record,
+ * a few dozen bytes, apart: there is no room for one ts per table below {@code C}). The store keeps one
+ * DDL per table per ts, so a table truncated <em>and</em> changed in shape gets its TRUNCATE at
+ * {@code C-1}, before the change at {@code C}. This is exact for every reader: commit ts values are WAL
+ * positions of commit records, and the previous commit record starts at least one WAL record (24 bytes
+ * and more) below {@code C}, so no transaction has a commit ts in {@code (previous, C)}. Initial
+ * definitions all get the version just below the slot's start.
  *
  * <p><b>Replay.</b> After a crash, transactions above the event store's position are replayed while the
- * schema store may already hold their DDL. Lookups use the schema as of the previous transaction, so a
- * replay plans the same events with the same ts; those at or below {@link SchemaStore#lastDdlTs()} are
- * skipped. Capture thread only.
+ * schema store may already hold their DDL. A transaction's events are applied whole or not at all, so a
+ * replayed transaction at or below {@link SchemaStore#lastDdlTs()} is skipped. Capture thread only.
  *
  * <pre>{@code
  * tracker.begin(commitTs, previousCommitTs);
@@ -80,8 +80,13 @@ final class SchemaTracker {
     }
   }
 
-  /** An event before its ts is assigned. */
-  private record Planned(DdlType type, TableInfo info, String query) {}
+  /** An event of the open transaction, at {@code commitTs - offset}. */
+  private record Planned(DdlType type, TableInfo info, String query, int offset) {
+
+    Planned(DdlType type, TableInfo info, String query) {
+      this(type, info, query, 0);
+    }
+  }
 
   SchemaTracker(SchemaStore store, TableDefinitions definitions, SourceCatalog catalog, CaptureMetrics metrics) {
     this.store = store;
@@ -164,86 +169,107 @@ final class SchemaTracker {
     Set<Long> touched = new LinkedHashSet<>(pending.keySet());
     planned.forEach(p -> touched.add(p.info().tableId()));
     pending.clear();
-    long first = commitTs - planned.size() + 1;
-    if (!planned.isEmpty() && first <= previousCommitTs) {
-      throw new FatalException(ErrorCode.INTERNAL, "transaction at commit ts " + commitTs + " changed "
-          + planned.size() + " tables, more than fit above the previous commit ts " + previousCommitTs
-          + "; please report this");
+    if (commitTs <= store.lastDdlTs()) {
+      return touched; // replayed: the schema store applied the transaction's events before a crash
     }
-    long lastDdlTs = store.lastDdlTs();
-    for (int i = 0; i < planned.size(); i++) {
-      long ts = first + i;
-      if (ts <= lastDdlTs) {
-        continue; // replayed: the schema store applied it before a crash
-      }
-      Planned p = planned.get(i);
-      apply(new DdlEvent(ts, p.type(), p.query(), p.info().withVersion(ts), p.query().isEmpty() ? "" : "postgresql"));
+    planned.sort(Comparator.comparingInt(Planned::offset).reversed()); // stable: statement order within a ts
+    List<DdlEvent> events = new ArrayList<>(planned.size());
+    for (Planned p : planned) {
+      long ts = commitTs - p.offset();
+      events.add(new DdlEvent(ts, p.type(), p.query(), p.info().withVersion(ts), p.query().isEmpty() ? "" : "postgresql"));
     }
+    apply(events);
     return touched;
   }
 
   /**
-   * Applies the initial definitions read at slot creation with versions {@code version-n+1 .. version},
-   * skipping tables the schema store already knows.
+   * Applies the initial definitions read at slot creation, all with version {@code version}, skipping
+   * tables the schema store already knows.
    */
   void applyInitial(List<TableInfo> tables, long version) {
-    List<TableInfo> fresh = new ArrayList<>();
+    List<DdlEvent> fresh = new ArrayList<>();
     for (TableInfo t : tables) {
       try {
         store.tableInfoAt(t.tableId(), Long.MAX_VALUE);
       } catch (UnknownTableException | TableDroppedException e) {
-        fresh.add(t);
+        fresh.add(new DdlEvent(version, DdlType.CREATE_TABLE, "", t.withVersion(version), ""));
       }
     }
-    long ts = version - fresh.size() + 1;
-    for (TableInfo t : fresh) {
-      apply(new DdlEvent(ts, DdlType.CREATE_TABLE, "", t.withVersion(ts), ""));
-      ts++;
+    apply(fresh);
+  }
+
+  /** Applies one transaction's events at once, leaving out those the schema store rejects. */
+  private void apply(List<DdlEvent> events) {
+    List<DdlEvent> left = new ArrayList<>(events);
+    while (!left.isEmpty()) {
+      try {
+        store.apply(left);
+        metrics.ddlEvents.increment(left.size());
+        return;
+      } catch (InvalidDdlException e) { // a change capture could not see whole (fallback mode): keep capturing
+        DdlEvent rejected = left.stream().filter(d -> d.tableId() == e.tableId() && d.commitTs() == e.commitTs())
+            .findFirst().orElseThrow(() -> e);
+        left.remove(rejected);
+        metrics.rejectedDdlEvents.increment();
+        log.atWarn().addKeyValue("tableId", e.tableId()).addKeyValue("commitTs", e.commitTs())
+            .log("schema store rejected a captured schema change: " + e.getMessage());
+      }
     }
   }
 
-  private void apply(DdlEvent event) {
-    try {
-      store.apply(event);
-      metrics.ddlEvents.increment();
-    } catch (InvalidDdlException e) { // a change capture could not see whole (fallback mode): keep capturing
-      metrics.rejectedDdlEvents.increment();
-      log.atWarn().addKeyValue("tableId", event.tableId()).addKeyValue("commitTs", event.commitTs())
-          .log("schema store rejected a captured schema change: " + e.getMessage());
-    }
-  }
-
-  /** The transaction's events in statement order, with a drop or rename first for a name still held. */
+  /**
+   * The transaction's events in statement order, with a drop or rename first for a name still held: the
+   * holder's own change when this transaction has one (one event per table and ts), else one derived.
+   */
   private List<Planned> plan() {
     List<Planned> planned = new ArrayList<>();
     Map<String, Long> claims = new HashMap<>();
-    for (Pending p : pending.values()) {
-      Planned e = toPlanned(p);
-      if (e == null) {
+    Set<Long> done = new HashSet<>();
+    for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
+      if (!done.add(entry.getKey())) {
         continue;
       }
+      Pending p = entry.getValue();
+      List<Planned> own = toPlanned(p);
+      if (own.isEmpty()) {
+        continue;
+      }
+      Planned e = own.get(own.size() - 1);
       String name = e.info().qualifiedName();
       if (e.type() != DdlType.DROP_TABLE) {
         long holder = claims.containsKey(name) ? claims.get(name) : holderOf(e.info());
         if (holder != 0 && holder != e.info().tableId()) {
-          Planned vacated = vacate(holder);
-          if (vacated != null) {
-            planned.add(vacated);
+          Pending holderChange = pending.get(holder);
+          List<Planned> vacated = holderChange != null && done.add(holder) ? toPlanned(holderChange) : List.of();
+          if (vacated.isEmpty()) {
+            vacated = vacate(holder);
+          }
+          if (!vacated.isEmpty()) {
+            planned.addAll(vacated);
+            if (holderChange != null) {
+              claim(holderChange, vacated.get(vacated.size() - 1), claims);
+            }
             claims.put(name, 0L);
           }
         }
       }
-      if (e.type() == DdlType.DROP_TABLE) {
-        claims.put(name, 0L);
-      } else {
-        if (p.before != null && !p.before.qualifiedName().equals(name)) {
-          claims.put(p.before.qualifiedName(), 0L); // renamed away: the old name is free
-        }
-        claims.put(name, e.info().tableId());
-      }
-      planned.add(e);
+      claim(p, e, claims);
+      planned.addAll(own);
     }
     return planned;
+  }
+
+  /** Records the names a table's last event frees and takes. */
+  private static void claim(Pending p, Planned last, Map<String, Long> claims) {
+    String name = last.info().qualifiedName();
+    if (last.type() == DdlType.DROP_TABLE) {
+      claims.put(name, 0L);
+      return;
+    }
+    if (p.before != null && !p.before.qualifiedName().equals(name)) {
+      claims.put(p.before.qualifiedName(), 0L); // renamed away: the old name is free
+    }
+    claims.put(name, last.info().tableId());
   }
 
   /** The live table holding the name before this transaction, 0 when none. */
@@ -259,36 +285,46 @@ final class SchemaTracker {
    * A table the schema store still has under a name another table now takes: PostgreSQL names are
    * unique, so it was dropped or renamed without capture seeing it (no event trigger).
    */
-  private Planned vacate(long holderId) {
+  private List<Planned> vacate(long holderId) {
     TableInfo holder = storeVersion(holderId);
     if (holder == null) {
-      return null;
+      return List.of();
     }
     Optional<String[]> now = catalog.currentName(holderId);
     if (now.isEmpty()) {
-      return new Planned(DdlType.DROP_TABLE, holder, "");
+      return List.of(new Planned(DdlType.DROP_TABLE, holder, ""));
     }
-    return new Planned(DdlType.RENAME_TABLE, new TableInfo(holderId, now.get()[0], now.get()[1], holder.columns(),
-        holder.primaryKey(), holder.version()), "");
+    return List.of(new Planned(DdlType.RENAME_TABLE, new TableInfo(holderId, now.get()[0], now.get()[1],
+        holder.columns(), holder.primaryKey(), holder.version()), ""));
   }
 
-  private Planned toPlanned(Pending p) {
+  /**
+   * A table's events: none, one, or a TRUNCATE at {@code C-1} and then the shape change at {@code C}
+   * when it was truncated and changed (the sink empties the table before altering it, so no row the
+   * transaction removed has to be converted, and the transaction's rows at {@code C} follow both).
+   */
+  private List<Planned> toPlanned(Pending p) {
     String query = String.join(";\n", p.queries);
     if (p.dropped) {
-      return new Planned(DdlType.DROP_TABLE, p.before, query);
+      return List.of(new Planned(DdlType.DROP_TABLE, p.before, query));
     }
     if (p.after == null) {
-      return null;
+      return List.of();
     }
     boolean unchanged = p.before != null && DdlClassifier.sameShape(p.before, p.after)
         && p.before.primaryKey().equals(p.after.primaryKey());
     if (p.truncated && unchanged) {
-      return new Planned(DdlType.TRUNCATE_TABLE, p.after, query);
+      return List.of(new Planned(DdlType.TRUNCATE_TABLE, p.after, query));
     }
-    if (unchanged && p.tag.isEmpty() && !p.truncated) {
-      return null;
+    if (unchanged && p.tag.isEmpty()) {
+      return List.of();
     }
-    return new Planned(DdlClassifier.classify(p.tag, p.before, p.after), p.after, query);
+    Planned change = new Planned(DdlClassifier.classify(p.tag, p.before, p.after), p.after, query);
+    if (p.truncated && p.before != null) {
+      // no query: the statements are the change's, and a sink of the same dialect runs a query verbatim
+      return List.of(new Planned(DdlType.TRUNCATE_TABLE, p.before, "", 1), change);
+    }
+    return List.of(change);
   }
 
   private Pending pendingFor(long oid) {

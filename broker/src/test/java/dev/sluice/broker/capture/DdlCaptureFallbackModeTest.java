@@ -108,13 +108,30 @@ class DdlCaptureFallbackModeTest {
     assertThat(h.schemas.ddlEvents(goneOid, 0, Long.MAX_VALUE)).extracting(DdlEvent::type, DdlEvent::commitTs)
         .containsExactly(org.assertj.core.groups.Tuple.tuple(DdlType.CREATE_TABLE,
             h.schemas.ddlEvents(goneOid, 0, Long.MAX_VALUE).get(0).commitTs()),
-            org.assertj.core.groups.Tuple.tuple(DdlType.DROP_TABLE, r1 - 1));
+            org.assertj.core.groups.Tuple.tuple(DdlType.DROP_TABLE, r1));
     assertThat(h.schemas.tableByName("public", "gone", 0).tableId()).isEqualTo(pg.oid("gone"));
     List<DdlEvent> moved = h.schemas.ddlEvents(movedOid, 0, Long.MAX_VALUE);
     assertThat(moved.get(moved.size() - 1).type()).isEqualTo(DdlType.RENAME_TABLE);
-    assertThat(moved.get(moved.size() - 1).commitTs()).isEqualTo(r2 - 1);
+    assertThat(moved.get(moved.size() - 1).commitTs()).isEqualTo(r2);
     assertThat(moved.get(moved.size() - 1).tableInfoAfter().tableName()).isEqualTo("moved_old");
     assertThat(h.capture.status().state()).isEqualTo(CaptureState.STREAMING);
+  }
+
+  @Test
+  void truncateAndShapeChangeInOneTransactionKeepBothTruncateFirst() {
+    pg.exec("CREATE TABLE reloaded (id int PRIMARY KEY, a text)");
+    lastCommit("INSERT INTO reloaded VALUES (1, 'x')", "reloaded");
+    long oid = pg.oid("reloaded");
+    h.awaitResolved(pg.txn("ALTER TABLE reloaded ADD COLUMN b int", "TRUNCATE reloaded",
+        "INSERT INTO reloaded VALUES (2, 'y', 3)"));
+    long c = h.rows(oid).get(h.rows(oid).size() - 1).commitTs();
+
+    List<DdlEvent> events = h.schemas.ddlEvents(oid, 0, Long.MAX_VALUE);
+    assertThat(events).extracting(DdlEvent::type).containsExactly(DdlType.CREATE_TABLE, DdlType.TRUNCATE_TABLE,
+        DdlType.ADD_COLUMN);
+    assertThat(events).extracting(DdlEvent::commitTs).endsWith(c - 1, c);
+    assertThat(events.get(1).tableInfoAfter().columns()).extracting(ColumnInfo::name).containsExactly("id", "a");
+    assertThat(events.get(2).tableInfoAfter().columns()).extracting(ColumnInfo::name).containsExactly("id", "a", "b");
   }
 
   /** Runs one statement, waits until captured and returns the commit ts of the table's newest row. */

@@ -122,6 +122,17 @@ class PgTextValuesTest {
   }
 
   @Test
+  void arrayElementsAreSplitAtTheDelimiterTheCatalogGives() {
+    PgTypes types = new PgTypes(oid -> switch (oid) {
+      case 603 -> Optional.of(new PgTypes.CatalogType(603, "box", 'b', 'G', 0, 0, ';'));
+      case 1020 -> Optional.of(new PgTypes.CatalogType(1020, "_box", 'b', 'A', 603, 0));
+      default -> Optional.empty();
+    });
+    assertThat(PgTextValues.parse(types.resolve(1020), "{(1,1),(0,0);\"(2,2),(1,1)\";NULL}"))
+        .isEqualTo(arr(str("(1,1),(0,0)"), str("(2,2),(1,1)"), PgTextValues.NULL));
+  }
+
+  @Test
   void malformedTextNamesTheType() {
     assertThatThrownBy(() -> PgTextValues.parse(TYPES.resolve(23), "12x"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("int4").hasMessageContaining("12x");

@@ -152,6 +152,17 @@ class TypeRoundTripTest {
     assertThat(rows.get(1).change().getAfter(1)).isEqualTo(i64(9));
   }
 
+  @Test
+  void boxArrayElementsAreSplitAtTheBoxDelimiter() {
+    pg.exec("CREATE TABLE box_arrays (id int PRIMARY KEY, boxes box[])");
+    long lsn = pg.txn("INSERT INTO box_arrays VALUES (1, ARRAY[box '((1,1),(0,0))', box '((2,2),(1,1))', NULL])");
+    h.awaitResolved(lsn);
+
+    // PostgreSQL prints {(1,1),(0,0);(2,2),(1,1);NULL}: box separates array elements with ';' (typdelim)
+    assertThat(h.rows(pg.oid("box_arrays"))).singleElement().satisfies(r -> assertThat(r.change().getAfter(1))
+        .isEqualTo(arr(str("(1,1),(0,0)"), str("(2,2),(1,1)"), PgTextValues.NULL)));
+  }
+
   /** The values of {@link #VALUES}, built independently of the capture's parser. */
   private static List<Value> expectedRow(long id, String big) {
     return List.of(
