@@ -5,7 +5,6 @@ import dev.sluice.dispatcher.Transaction;
 import dev.sluice.dispatcher.sink.Sink;
 import dev.sluice.dispatcher.sink.SinkCheckpoint;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -22,30 +21,57 @@ public final class GatedSink implements Sink {
 
   private final Sink delegate;
   private final AtomicLong transactions = new AtomicLong();
-  private volatile CountDownLatch gate = new CountDownLatch(0);
+  private final Object lock = new Object();
+  private boolean stalled;      // guarded by lock
+  private int inFlight;         // calls past the gate, not yet returned; guarded by lock
 
   public GatedSink(Sink delegate) {
     this.delegate = delegate;
   }
 
-  /** Blocks every later call until {@link #release()}. */
+  /**
+   * Blocks every later call until {@link #release()}, and returns once a call already past the gate has
+   * finished: from then on the sink's checkpoint stands still.
+   */
   public void stall() {
-    if (gate.getCount() == 0) {
-      gate = new CountDownLatch(1);
+    synchronized (lock) {
+      stalled = true;
+      while (inFlight > 0) {
+        waitOn();
+      }
     }
   }
 
   public void release() {
-    gate.countDown();
+    synchronized (lock) {
+      stalled = false;
+      lock.notifyAll();
+    }
   }
 
   public long transactions() {
     return transactions.get();
   }
 
-  private void pass() {
+  private void enter() {
+    synchronized (lock) {
+      while (stalled) {
+        waitOn();
+      }
+      inFlight++;
+    }
+  }
+
+  private void exit() {
+    synchronized (lock) {
+      inFlight--;
+      lock.notifyAll();
+    }
+  }
+
+  private void waitOn() {
     try {
-      gate.await();
+      lock.wait();
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new IllegalStateException("interrupted while stalled", e);
@@ -59,21 +85,33 @@ public final class GatedSink implements Sink {
 
   @Override
   public void apply(List<Transaction> txns, long changefeedCheckpointTs) {
-    pass();
-    delegate.apply(txns, changefeedCheckpointTs);
-    transactions.addAndGet(txns.size());
+    enter();
+    try {
+      delegate.apply(txns, changefeedCheckpointTs);
+      transactions.addAndGet(txns.size());
+    } finally {
+      exit();
+    }
   }
 
   @Override
   public void applyDdl(DdlChange ddl, long changefeedCheckpointTs) {
-    pass();
-    delegate.applyDdl(ddl, changefeedCheckpointTs);
+    enter();
+    try {
+      delegate.applyDdl(ddl, changefeedCheckpointTs);
+    } finally {
+      exit();
+    }
   }
 
   @Override
   public void advance(long changefeedCheckpointTs) {
-    pass();
-    delegate.advance(changefeedCheckpointTs);
+    enter();
+    try {
+      delegate.advance(changefeedCheckpointTs);
+    } finally {
+      exit();
+    }
   }
 
   @Override
