@@ -80,6 +80,15 @@ class StreamIsolationAndResumeTest {
     return c;
   }
 
+  /** Registers a dispatcher of {@code table} from {@code startTs} on {@code c} and resets it to epoch 1 (no credit). */
+  private static DispatcherId handshaked(TestCollector c, long table, long startTs) {
+    DispatcherId id = DispatcherId.random();
+    c.ack(TestCollector.register(id, TableSpan.wholeTable(table), startTs).build());
+    c.ack(TestCollector.reset(id, 1, startTs).build());
+    c.next(BrokerMessage::hasHandshake);
+    return id;
+  }
+
   /** {@code n} rows of one transaction at {@code ts}, stored without resolving it (a fragment still streaming in). */
   private void writeRowsUnresolved(long tableId, long ts, int n) {
     StoreBatch b = stores.events.newBatch();
@@ -167,15 +176,9 @@ class StreamIsolationAndResumeTest {
     serve(EventServiceConfig.defaults().withDataPlaneInstances(1));
     long t0 = stores.insert(100, 1);
     TestCollector owner = collector();
-    DispatcherId d = DispatcherId.random();
-    owner.ack(TestCollector.register(d, TableSpan.wholeTable(100), t0).build());
-    owner.ack(TestCollector.reset(d, 1, t0).build());
-    owner.next(BrokerMessage::hasHandshake);
+    DispatcherId d = handshaked(owner, 100, t0);
     TestCollector other = collector();
-    DispatcherId mine = DispatcherId.random();
-    other.ack(TestCollector.register(mine, TableSpan.wholeTable(100), t0).build());
-    other.ack(TestCollector.reset(mine, 1, t0).build());
-    other.next(BrokerMessage::hasHandshake);
+    DispatcherId mine = handshaked(other, 100, t0);
     long t1 = stores.insert(100, 2);
 
     other.credit(d, 1, 64 << 20, 0);      // not its dispatcher
@@ -215,10 +218,7 @@ class StreamIsolationAndResumeTest {
     stores.createTable(200, "other");
     long a0 = stores.insert(100, 1);
     TestCollector bad = collector();
-    DispatcherId a = DispatcherId.random();
-    bad.ack(TestCollector.register(a, TableSpan.wholeTable(100), a0).build());
-    bad.ack(TestCollector.reset(a, 1, a0).build());
-    bad.next(BrokerMessage::hasHandshake);
+    DispatcherId a = handshaked(bad, 100, a0);
     stores.addColumn(orders, "extra");   // no credit for a: this DDL waits for it at a0
     TestCollector good = collector();
     long b0 = stores.insert(200, 1);
