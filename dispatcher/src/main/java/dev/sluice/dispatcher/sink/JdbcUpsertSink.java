@@ -314,6 +314,13 @@ public final class JdbcUpsertSink implements Sink {
     TableInfo before = ddl.tableInfoBefore().getTableName().isEmpty() ? ddl.tableInfoAfter() : ddl.tableInfoBefore();
     String schema = targetSchema(before);
     String table = target(before);
+    // MySQL commits DDL at once: a crash before the checkpoint replays a RENAME that already happened
+    if (ddl.ddlType() == DdlType.DDL_TYPE_RENAME_TABLE && !tableExists(schema, before.getTableName())
+        && tableExists(schema, ddl.tableInfoAfter().getTableName())) {
+      LOG.atInfo().addKeyValue("table", ddl.tableName()).addKeyValue("commitTs", ddl.commitTs())
+          .log("RENAME TABLE applied already (its checkpoint was not); not run again");
+      return List.of();
+    }
     if (dialect.wireName().equals(ddl.dialect()) && !ddl.query().isBlank()) {
       if (ddl.ddlType() == DdlType.DDL_TYPE_CREATE_TABLE && tableExists(schema, ddl.tableInfoAfter().getTableName())) {
         LOG.atInfo().addKeyValue("table", ddl.tableName()).addKeyValue("commitTs", ddl.commitTs())

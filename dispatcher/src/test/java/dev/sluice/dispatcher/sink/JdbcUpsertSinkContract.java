@@ -130,6 +130,20 @@ abstract class JdbcUpsertSinkContract {
   }
 
   @Test
+  void aTableRenameReplayedAfterACrashBeforeItsCheckpointIsHarmless() throws Exception {
+    sink.apply(List.of(txn(101, ORDERS, insert(ORDERS, 0, i(1), s("one"), nul()))), 101);
+    TableInfo moved = ORDERS.toBuilder().setTableName("orders_v2").setVersion(200).build();
+    // the crash: the RENAME reached the target (MySQL commits DDL at once), its checkpoint did not
+    exec(config().dialect().renameTable(orders(), schema, "orders_v2"));
+
+    sink.applyDdl(ddl(200, DdlType.DDL_TYPE_RENAME_TABLE, "", "", ORDERS, moved), 200);
+    sink.apply(List.of(txn(201, moved, insert(moved, 0, i(2), s("two"), nul()))), 201);
+
+    assertThat(scalar("SELECT count(*) FROM " + config().dialect().qualified(schema, "orders_v2"))).isEqualTo(2);
+    assertThat(storedCheckpoint()).isEqualTo(201);
+  }
+
+  @Test
   void upsertsAndDeletesByPrimaryKeyInCommitOrder() throws Exception {
     sink.apply(List.of(
         txn(101, ORDERS, insert(ORDERS, 0, i(1), s("one"), nul()), insert(ORDERS, 1, i(2), s("two"), nul())),
