@@ -50,11 +50,11 @@ final class ChangefeedRoutes {
     routes.add(HttpMethod.DELETE, BASE + "/{id}", Set.of("keep_meta"), this::delete);
     routes.add(HttpMethod.POST, BASE + "/{id}/pause", Set.of(), ex -> {
       ex.checkNoBody();
-      render(ex, 200, changefeeds.pause(ex.path("id")).thenCompose(r -> changefeeds.get(r.id())));
+      render(ex, 200, changefeeds.pause(ex.path("id")).thenCompose(changefeeds::snapshotOf));
     });
     routes.add(HttpMethod.POST, BASE + "/{id}/resume", Set.of(), ex -> {
       ex.checkNoBody();
-      render(ex, 200, changefeeds.resume(ex.path("id")).thenCompose(r -> changefeeds.get(r.id())));
+      render(ex, 200, changefeeds.resume(ex.path("id")).thenCompose(changefeeds::snapshotOf));
     });
     routes.add(HttpMethod.GET, BASE + "/{id}/deletion/{generation}", Set.of(), ex -> {
       long generation = positive("generation", ex.path("generation"));
@@ -68,7 +68,7 @@ final class ChangefeedRoutes {
     ex.context().put(AdminRoutes.ID_KEY, id);
     ChangefeedSpec spec = ChangefeedSpec.fromJson(body, 0);
     Future<dev.sluice.broker.changefeed.ChangefeedSnapshot> created = Future.fromCompletionStage(
-        changefeeds.create(id, spec, body.has("start_ts")).thenCompose(r -> changefeeds.get(r.id())),
+        changefeeds.create(id, spec, body.has("start_ts")).thenCompose(changefeeds::snapshotOf),
         ex.context().vertx().getOrCreateContext());
     ex.reply(201, created.compose(s -> ex.blocking(() -> views.render(s))).onSuccess(v ->
         ex.context().response().putHeader("Location", BASE + "/" + id)));
@@ -93,7 +93,7 @@ final class ChangefeedRoutes {
     StrictJson body = ex.body(UPDATE_KEYS);
     ChangefeedSpec replacement = merge ? null : full(body);
     render(ex, 200, changefeeds.update(ex.path("id"), old -> merge ? old.patchedWith(body)
-        : replacement.withStartTs(old.startTs())).thenCompose(r -> changefeeds.get(r.id())));
+        : replacement.withStartTs(old.startTs())).thenCompose(changefeeds::snapshotOf));
   }
 
   private static ChangefeedSpec full(StrictJson body) {

@@ -211,6 +211,14 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     return onDecider(() -> snapshot(visible(id)));
   }
 
+  /**
+   * {@code r} as a request left it, with the runtime's view: what a reply to that request shows (a
+   * re-read could already show what the new runtime did next, say a failed start counted as a retry).
+   */
+  public CompletableFuture<ChangefeedSnapshot> snapshotOf(ChangefeedRecord r) {
+    return onDecider(() -> snapshot(r));
+  }
+
   /** Every changefeed that is not REMOVED, ordered by id. */
   public CompletableFuture<List<ChangefeedSnapshot>> list() {
     return onDecider(() -> {
