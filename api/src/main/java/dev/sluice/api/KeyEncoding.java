@@ -9,7 +9,9 @@ import java.util.List;
  * The canonical byte encoding of a row's key columns, whose {@link KeyHash} routes the row to a
  * {@link TableSpan}. Part of the protocol: a client that splits a table into spans computes the same
  * bytes. Each value is a one-byte kind tag followed by a fixed-width big-endian body, or a 4-byte
- * length and the body for variable-width kinds.
+ * length and the body for variable-width kinds. A timestamp is its micros and zone flag only:
+ * {@code Timestamp.special} and {@code micros_past_max} are left out, so hashes stay those of earlier
+ * versions ('infinity' hashes as the int64 max micros it carries; a hash collision only shares a span).
  *
  * <pre>{@code
  * int hash = KeyEncoding.hash(List.of(Value.newBuilder().setInt64Value(42).build()));

@@ -31,11 +31,29 @@ public final class ProtocolInfo {
   public static final String FEATURE_CREDITS = "credits";
   /** EventFilter on DispatcherRequest. */
   public static final String FEATURE_EVENT_FILTER = "event-filter";
+  /**
+   * DDL events arrive at their place inside their transaction: a transaction whose rows in the span
+   * surround a DDL comes as DmlBatch parts split at it (see {@code DmlBatch} in events.proto). Without
+   * it, every DDL of a transaction comes before the transaction's rows.
+   */
+  public static final String FEATURE_DDL_IN_TXN = "ddl-in-txn";
+  /**
+   * Snapshots of existing rows: SnapshotRequest on REGISTER and RESET, ROW_OP_READ rows in DmlBatches
+   * carrying SnapshotProgress, and SnapshotDone (docs/EVENT-SERVICE.md "Snapshots"). A stream asking for a
+   * snapshot needs {@link #FEATURE_FRAGMENTED_TXN} too: a chunk's rows come as the parts of one batch.
+   */
+  public static final String FEATURE_SNAPSHOT = "snapshot";
 
   /** Every feature a v1 broker implements. */
   public static final Set<String> BROKER_FEATURES = Set.of(
       FEATURE_FRAGMENTED_TXN, FEATURE_RESOLVED_BATCH, FEATURE_SYNC_POINT,
-      FEATURE_RESUME_CURSOR, FEATURE_CREDITS, FEATURE_EVENT_FILTER);
+      FEATURE_RESUME_CURSOR, FEATURE_CREDITS, FEATURE_EVENT_FILTER, FEATURE_DDL_IN_TXN, FEATURE_SNAPSHOT);
+
+  /**
+   * Features a v1 broker applies on every stream whether the collector asked for them or not (its Welcome
+   * lists them): a dispatcher is scanned only for reported credit, watermarks come only in ResolvedBatch.
+   */
+  public static final Set<String> BROKER_ALWAYS_IN_FORCE = Set.of(FEATURE_CREDITS, FEATURE_RESOLVED_BATCH);
 
   private ProtocolInfo() {}
 }

@@ -16,6 +16,14 @@ public final class DdlOutOfOrderException extends RequestRejectedException {
     this.lastTs = lastTs;
   }
 
+  /** A DDL of one apply placed before the one that precedes it in the list. */
+  public DdlOutOfOrderException(long commitTs, long rowSeq, long previousTs, long previousRowSeq) {
+    super(ErrorCode.OUT_OF_ORDER, "DDL at commit ts " + commitTs + " row seq " + rowSeq + " comes after the DDL at "
+        + previousTs + " row seq " + previousRowSeq + " in one apply; DDLs go by commit ts, then row seq");
+    this.commitTs = commitTs;
+    this.lastTs = previousTs;
+  }
+
   public long commitTs() {
     return commitTs;
   }

@@ -13,7 +13,9 @@ public enum DdlType {
   ALTER_COLUMN_TYPE(dev.sluice.api.v1.DdlType.DDL_TYPE_ALTER_COLUMN_TYPE),
   CREATE_INDEX(dev.sluice.api.v1.DdlType.DDL_TYPE_CREATE_INDEX),
   DROP_INDEX(dev.sluice.api.v1.DdlType.DDL_TYPE_DROP_INDEX),
-  OTHER(dev.sluice.api.v1.DdlType.DDL_TYPE_OTHER);
+  OTHER(dev.sluice.api.v1.DdlType.DDL_TYPE_OTHER),
+  /** A user-defined type the table uses changed; the new definition is in the columns' user types. */
+  ALTER_TYPE(dev.sluice.api.v1.DdlType.DDL_TYPE_ALTER_TYPE);
 
   private final dev.sluice.api.v1.DdlType wire;
 

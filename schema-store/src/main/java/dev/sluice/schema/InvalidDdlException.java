@@ -16,6 +16,7 @@ public final class InvalidDdlException extends RequestRejectedException {
 
   private final long commitTs;
   private final long tableId;
+  private final long rowSeq;
 
   public InvalidDdlException(DdlEvent ddl, String reason) {
     super(ErrorCode.INVALID_REQUEST, "DDL " + ddl.type() + " at commit ts " + ddl.commitTs() + " on table "
@@ -23,6 +24,7 @@ public final class InvalidDdlException extends RequestRejectedException {
         + "; the schema store is unchanged, check that the capture delivered every earlier DDL of this table");
     this.commitTs = ddl.commitTs();
     this.tableId = ddl.tableId();
+    this.rowSeq = ddl.rowSeq();
   }
 
   public long commitTs() {
@@ -31,5 +33,10 @@ public final class InvalidDdlException extends RequestRejectedException {
 
   public long tableId() {
     return tableId;
+  }
+
+  /** The refused DDL's place inside its transaction. */
+  public long rowSeq() {
+    return rowSeq;
   }
 }

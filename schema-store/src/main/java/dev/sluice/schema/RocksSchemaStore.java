@@ -119,8 +119,9 @@ public final class RocksSchemaStore implements SchemaStore {
         throw new DdlOutOfOrderException(ddls.get(0).commitTs(), floor);
       }
       for (int i = 1; i < ddls.size(); i++) {
-        if (ddls.get(i).commitTs() < ddls.get(i - 1).commitTs()) {
-          throw new DdlOutOfOrderException(ddls.get(i).commitTs(), ddls.get(i - 1).commitTs());
+        DdlEvent d = ddls.get(i);
+        if (d.isBefore(ddls.get(i - 1).commitTs(), ddls.get(i - 1).rowSeq())) {
+          throw new DdlOutOfOrderException(d.commitTs(), d.rowSeq(), ddls.get(i - 1).commitTs(), ddls.get(i - 1).rowSeq());
         }
       }
       index.check(ddls);
@@ -173,6 +174,22 @@ public final class RocksSchemaStore implements SchemaStore {
   }
 
   @Override
+  public TableInfo tableInfoBefore(long tableId, long ts, long rowSeq) {
+    if (closed || ts < gcTs) {
+      throw rejected(ts);
+    }
+    if (ts == gcTs && rowSeq != Long.MAX_VALUE) {
+      throw rejected(ts - 1);   // a GC at ts kept only the last version of ts: what came before is gone
+    }
+    TableHistory h = index.history(tableId);
+    int i = h == null || h.isDroppedBefore(ts, rowSeq) ? -1 : h.floorBefore(ts, rowSeq);
+    if (i < 0) {
+      throw notThere(tableId, ts, h);
+    }
+    return load(h.key(i), ts);
+  }
+
+  @Override
   public TableInfo tableByName(String schemaName, String tableName, long ts) {
     checkOpen();
     long at = ts == 0 ? Long.MAX_VALUE : ts;
@@ -199,7 +216,7 @@ public final class RocksSchemaStore implements SchemaStore {
     if (h == null || !h.hasDdlBetween(fromExclusive, upTo)) {
       return List.of();
     }
-    List<DdlEvent> events = db.readDdls(tableId, h.ddlTsBetween(fromExclusive, upTo));
+    List<DdlEvent> events = db.readDdls(tableId, h.ddlPositionsBetween(fromExclusive, upTo));
     if (events.contains(null)) {
       checkAboveGc(fromExclusive);   // a GC ran meanwhile
       throw new SchemaStoreCorruptException(db.dir(), "the index lists DDL events of table " + tableId

@@ -38,10 +38,15 @@ final class SchemaDb implements AutoCloseable {
   static final String CF_VERSIONS = "schema_versions";
   static final String CF_DDL = "schema_ddl";
   static final String CF_META = "schema_meta";
-  /** Bumped on any incompatible change of {@link SchemaKeys}' layout; 2 added the table id to DDL keys. */
-  static final int FORMAT_VERSION = 2;
+  /**
+   * Bumped on any incompatible change of {@link SchemaKeys}' layout; 2 added the table id to DDL keys, 3 the
+   * row seq to DDL and version keys (several versions of one table at one commit ts).
+   */
+  static final int FORMAT_VERSION = 3;
   /** The layout whose DDL keys are the commit ts alone; {@link #open} rewrites it. */
   private static final int FORMAT_VERSION_TS_KEYS = 1;
+  /** The layout without row seqs in the keys; {@link #open} rewrites it. */
+  private static final int FORMAT_VERSION_NO_ROW_SEQ = 2;
 
   private static final Logger log = LoggerFactory.getLogger(SchemaDb.class);
 
@@ -132,7 +137,9 @@ final class SchemaDb implements AutoCloseable {
       try (RocksIterator it = db.newIterator(versions)) {
         for (it.seekToFirst(); it.isValid(); it.next()) {
           TableInfo info = decodeTableInfo(it.value(), "version");
-          if (info.tableId() != SchemaKeys.versionTableId(it.key()) || info.version() != SchemaKeys.versionTs(it.key())) {
+          if (it.key().length != SchemaKeys.VERSION_KEY_BYTES || info.tableId() != SchemaKeys.versionTableId(it.key())
+              || info.version() != SchemaKeys.versionTs(it.key())
+              || info.versionRowSeq() != SchemaKeys.versionRowSeq(it.key())) {
             throw corrupt("version key " + Arrays.toString(it.key()) + " holds table " + info.tableId()
                 + " version " + info.version(), null);
           }
@@ -142,14 +149,16 @@ final class SchemaDb implements AutoCloseable {
       }
       try (RocksIterator it = db.newIterator(ddl)) {
         for (it.seekToFirst(); it.isValid(); it.next()) {
-          index.restoreDdl(decodeDdl(it.value()).tableId(), SchemaKeys.ddlTs(it.key()));
+          DdlEvent event = decodeDdl(it.value());
+          index.restoreDdl(event.tableId(), event.commitTs(), event.rowSeq());
         }
         it.status();
       }
       try (RocksIterator it = db.newIterator(meta)) {
         for (it.seek(SchemaKeys.DROP_PREFIX); it.isValid() && SchemaKeys.isDrop(it.key()); it.next()) {
           TableInfo tombstone = decodeTableInfo(it.value(), "drop tombstone");
-          index.restoreDrop(SchemaKeys.dropTableId(it.key()), tombstone.version(), TableName.of(tombstone));
+          index.restoreDrop(SchemaKeys.dropTableId(it.key()), tombstone.version(), tombstone.versionRowSeq(),
+              TableName.of(tombstone));
         }
         it.status();
       }
@@ -159,16 +168,20 @@ final class SchemaDb implements AutoCloseable {
 
   /** The stored version, or null when there is none (never stored, or collected by GC). */
   TableInfo readVersion(TableVersion key) {
-    byte[] value = read("read a table version", () -> db.get(versions, SchemaKeys.version(key.tableId(), key.version())));
+    byte[] value = read("read a table version",
+        () -> db.get(versions, SchemaKeys.version(key.tableId(), key.version(), key.rowSeq())));
     return value == null ? null : decodeTableInfo(value, "version");
   }
 
-  /** The table's stored DDL events at these commit ts, in the given order; null where one is missing. */
-  List<DdlEvent> readDdls(long tableId, long[] commitTs) {
-    List<byte[]> keys = new ArrayList<>(commitTs.length);
-    List<ColumnFamilyHandle> cfs = new ArrayList<>(commitTs.length);
-    for (long ts : commitTs) {
-      keys.add(SchemaKeys.ddl(ts, tableId));
+  /**
+   * The table's stored DDL events at these positions ({@code [ts0, rowSeq0, ts1, rowSeq1, ...]}), in the
+   * given order; null where one is missing.
+   */
+  List<DdlEvent> readDdls(long tableId, long[] positions) {
+    List<byte[]> keys = new ArrayList<>(positions.length / 2);
+    List<ColumnFamilyHandle> cfs = new ArrayList<>(positions.length / 2);
+    for (int i = 0; i < positions.length; i += 2) {
+      keys.add(SchemaKeys.ddl(positions[i], positions[i + 1], tableId));
       cfs.add(ddl);
     }
     List<byte[]> values = read("read DDL events", () -> db.multiGetAsList(cfs, keys));
@@ -179,7 +192,7 @@ final class SchemaDb implements AutoCloseable {
     return events;
   }
 
-  /** DDL events with {@code fromExclusive < commitTs <= toInclusive}, by commit ts, then table id. */
+  /** DDL events with {@code fromExclusive < commitTs <= toInclusive}, by commit ts, row seq, then table id. */
   List<DdlEvent> scanDdls(long fromExclusive, long toInclusive) {
     return read("scan DDL events", () -> {
       List<DdlEvent> events = new ArrayList<>();
@@ -204,13 +217,14 @@ final class SchemaDb implements AutoCloseable {
       try (WriteBatch batch = new WriteBatch()) {
         for (DdlEvent event : events) {
           TableInfo info = event.tableInfoAfter();
-          batch.put(ddl, SchemaKeys.ddl(event.commitTs(), info.tableId()), event.toProto().toByteArray());
+          batch.put(ddl, SchemaKeys.ddl(event.commitTs(), event.rowSeq(), info.tableId()), event.toProto().toByteArray());
           if (event.type() == DdlType.DROP_TABLE) {
             TableInfo tombstone = new TableInfo(info.tableId(), info.schemaName(), info.tableName(), List.of(),
-                List.of(), event.commitTs());
+                List.of(), event.commitTs(), event.rowSeq());
             batch.put(meta, SchemaKeys.drop(info.tableId()), tombstone.toProto().toByteArray());
           } else {
-            batch.put(versions, SchemaKeys.version(info.tableId(), info.version()), info.toProto().toByteArray());
+            batch.put(versions, SchemaKeys.version(info.tableId(), info.version(), info.versionRowSeq()),
+                info.toProto().toByteArray());
           }
         }
         batch.put(meta, SchemaKeys.LAST_DDL_TS, SchemaKeys.longBytes(lastTs));
@@ -232,7 +246,7 @@ final class SchemaDb implements AutoCloseable {
     read("store the GC at ts " + gcTs, () -> {
       try (WriteBatch batch = new WriteBatch()) {
         for (TableVersion v : removed) {
-          batch.delete(versions, SchemaKeys.version(v.tableId(), v.version()));
+          batch.delete(versions, SchemaKeys.version(v.tableId(), v.version(), v.rowSeq()));
         }
         batch.deleteRange(ddl, SchemaKeys.ddlBound(0), SchemaKeys.ddlBound(gcTs + 1));
         batch.put(meta, SchemaKeys.GC_TS, SchemaKeys.longBytes(gcTs));
@@ -279,7 +293,9 @@ final class SchemaDb implements AutoCloseable {
           db.put(meta, sync, SchemaKeys.FORMAT_VERSION, formatBytes(FORMAT_VERSION));
         }
       } else if (stored.length == 4 && java.nio.ByteBuffer.wrap(stored).getInt() == FORMAT_VERSION_TS_KEYS) {
-        addTableIdsToDdlKeys();
+        addRowSeqsToKeys(FORMAT_VERSION_TS_KEYS);
+      } else if (stored.length == 4 && java.nio.ByteBuffer.wrap(stored).getInt() == FORMAT_VERSION_NO_ROW_SEQ) {
+        addRowSeqsToKeys(FORMAT_VERSION_NO_ROW_SEQ);
       } else if (stored.length != 4 || java.nio.ByteBuffer.wrap(stored).getInt() != FORMAT_VERSION) {
         String found = stored.length == 4 ? Integer.toString(java.nio.ByteBuffer.wrap(stored).getInt()) : Arrays.toString(stored);
         throw corrupt("its format version is " + found + ", this build reads " + FORMAT_VERSION, null);
@@ -288,24 +304,41 @@ final class SchemaDb implements AutoCloseable {
     });
   }
 
-  /** Rewrites a format-1 store's DDL keys as (commit ts, table id), with the new format version, in one batch. */
-  private void addTableIdsToDdlKeys() throws RocksDBException {
-    int rewritten = 0;
-    try (WriteBatch batch = new WriteBatch(); RocksIterator it = db.newIterator(ddl);
-        WriteOptions sync = new WriteOptions().setSync(true)) {
-      for (it.seekToFirst(); it.isValid(); it.next()) {
-        if (it.key().length == 8) {
-          batch.delete(ddl, it.key());
-          batch.put(ddl, SchemaKeys.ddl(SchemaKeys.ddlTs(it.key()), decodeDdl(it.value()).tableId()), it.value());
-          rewritten++;
+  /**
+   * Rewrites the keys of a format-1 or format-2 store as format 3 in one batch, with the new format
+   * version: DDL keys become (commit ts, row seq 0, table id), version keys (table id, version, row seq 0).
+   * Row seq 0 is what those DDLs were: before every row of their transaction, one per table and ts.
+   */
+  private void addRowSeqsToKeys(int from) throws RocksDBException {
+    int ddlRewritten = 0;
+    int versionsRewritten = 0;
+    try (WriteBatch batch = new WriteBatch(); WriteOptions sync = new WriteOptions().setSync(true)) {
+      try (RocksIterator it = db.newIterator(ddl)) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          if (it.key().length != SchemaKeys.DDL_KEY_BYTES) {
+            batch.delete(ddl, it.key());
+            batch.put(ddl, SchemaKeys.ddl(SchemaKeys.ddlTs(it.key()), 0, decodeDdl(it.value()).tableId()), it.value());
+            ddlRewritten++;
+          }
         }
+        it.status();
       }
-      it.status();
+      try (RocksIterator it = db.newIterator(versions)) {
+        for (it.seekToFirst(); it.isValid(); it.next()) {
+          if (it.key().length != SchemaKeys.VERSION_KEY_BYTES) {
+            batch.delete(versions, it.key());
+            batch.put(versions, SchemaKeys.version(SchemaKeys.versionTableId(it.key()), SchemaKeys.versionTs(it.key()), 0),
+                it.value());
+            versionsRewritten++;
+          }
+        }
+        it.status();
+      }
       batch.put(meta, SchemaKeys.FORMAT_VERSION, formatBytes(FORMAT_VERSION));
       db.write(sync, batch);
     }
-    log.atInfo().addKeyValue("dataDir", dir)
-        .addKeyValue("ddlEvents", rewritten).log("schema store upgraded to format " + FORMAT_VERSION);
+    log.atInfo().addKeyValue("dataDir", dir).addKeyValue("fromFormat", from).addKeyValue("ddlEvents", ddlRewritten)
+        .addKeyValue("versions", versionsRewritten).log("schema store upgraded to format " + FORMAT_VERSION);
   }
 
   private static byte[] formatBytes(int version) {

@@ -44,7 +44,7 @@ final class SchemaIndex {
 
   /**
    * Checks that the DDLs of one apply fit, each the latest state of its table as the ones before it in
-   * the list leave it: one table has at most one DDL per commit ts.
+   * the list leave it: one table's DDLs of one apply come in ascending (commit ts, row seq).
    *
    * @throws InvalidDdlException for the first that does not; nothing is changed
    */
@@ -52,9 +52,9 @@ final class SchemaIndex {
     Map<Long, TableHistory> staged = new HashMap<>();
     for (DdlEvent ddl : ddls) {
       TableHistory h = staged.containsKey(ddl.tableId()) ? staged.get(ddl.tableId()) : histories.get(ddl.tableId());
-      if (staged.containsKey(ddl.tableId()) && h.lastDdlTs() >= ddl.commitTs()) {
-        throw new InvalidDdlException(ddl, "the same apply has a DDL of this table at ts " + h.lastDdlTs()
-            + "; a table has at most one DDL per commit ts");
+      if (staged.containsKey(ddl.tableId()) && h.hasDdlAtOrAfter(ddl.commitTs(), ddl.rowSeq())) {
+        throw new InvalidDdlException(ddl, "the same apply has a DDL of this table at or after ts " + ddl.commitTs()
+            + " row seq " + ddl.rowSeq() + "; a table's DDLs of one transaction go by ascending row seq");
       }
       check(ddl, h, staged);
       staged.put(ddl.tableId(), after(h == null ? TableHistory.empty(ddl.tableId()) : h, ddl));
@@ -97,8 +97,9 @@ final class SchemaIndex {
 
   /** The history {@code h} becomes with the DDL. */
   private static TableHistory after(TableHistory h, DdlEvent ddl) {
-    TableHistory withDdl = h.withDdl(ddl.commitTs());
-    return ddl.type() == DdlType.DROP_TABLE ? withDdl.withDrop(ddl.commitTs(), TableName.of(ddl.tableInfoAfter()))
+    TableHistory withDdl = h.withDdl(ddl.commitTs(), ddl.rowSeq());
+    return ddl.type() == DdlType.DROP_TABLE
+        ? withDdl.withDrop(ddl.commitTs(), ddl.rowSeq(), TableName.of(ddl.tableInfoAfter()))
         : withDdl.withVersion(ddl.tableInfoAfter());
   }
 
@@ -110,13 +111,13 @@ final class SchemaIndex {
   }
 
   /** Adds a stored DDL event while rebuilding; in ascending commit-ts order. */
-  void restoreDdl(long tableId, long commitTs) {
-    histories.put(tableId, orEmpty(tableId).withDdl(commitTs));
+  void restoreDdl(long tableId, long commitTs, long rowSeq) {
+    histories.put(tableId, orEmpty(tableId).withDdl(commitTs, rowSeq));
   }
 
   /** Adds a stored drop while rebuilding. */
-  void restoreDrop(long tableId, long dropTs, TableName name) {
-    histories.put(tableId, orEmpty(tableId).withDrop(dropTs, name));
+  void restoreDrop(long tableId, long dropTs, long dropRowSeq, TableName name) {
+    histories.put(tableId, orEmpty(tableId).withDrop(dropTs, dropRowSeq, name));
   }
 
   /** The cache key of the version that had this name at {@code ts}, or null. */

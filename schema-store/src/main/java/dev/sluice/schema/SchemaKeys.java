@@ -9,8 +9,9 @@ import java.util.Arrays;
  * order is numeric order (ids and ts are never negative).
  *
  * <pre>
- * schema_versions  table_id(8) version(8)      -> sluice.v1.TableInfo
- * schema_ddl       commit_ts(8) table_id(8)    -> sluice.v1.DdlEvent   (format 1: commit_ts(8) alone)
+ * schema_versions  table_id(8) version(8) row_seq(8)    -> sluice.v1.TableInfo   (format 2: no row_seq)
+ * schema_ddl       commit_ts(8) row_seq(8) table_id(8)  -> sluice.v1.DdlEvent    (format 2: no row_seq,
+ *                                                                                  format 1: commit_ts alone)
  * schema_meta      "format_version"            -> int(4)
  *                  "last_ddl_ts" | "resolved_ts" | "gc_ts" -> long(8)
  *                  "drop/" table_id(8)         -> sluice.v1.TableInfo without columns, version = drop ts
@@ -27,9 +28,12 @@ final class SchemaKeys {
   private SchemaKeys() {
   }
 
-  static byte[] version(long tableId, long version) {
-    return ByteBuffer.allocate(16).putLong(tableId).putLong(version).array();
+  static byte[] version(long tableId, long version, long rowSeq) {
+    return ByteBuffer.allocate(24).putLong(tableId).putLong(version).putLong(rowSeq).array();
   }
+
+  /** Length of a version key; format 2's lacked the row seq (16 bytes). */
+  static final int VERSION_KEY_BYTES = 24;
 
   static long versionTableId(byte[] key) {
     return ByteBuffer.wrap(key).getLong(0);
@@ -39,9 +43,23 @@ final class SchemaKeys {
     return ByteBuffer.wrap(key).getLong(8);
   }
 
-  /** The key of one table's DDL: one transaction may change several tables at the same commit ts. */
-  static byte[] ddl(long commitTs, long tableId) {
-    return ByteBuffer.allocate(16).putLong(commitTs).putLong(tableId).array();
+  static long versionRowSeq(byte[] key) {
+    return ByteBuffer.wrap(key).getLong(16);
+  }
+
+  /**
+   * The key of one table's DDL: one transaction may change several tables, and one table several times, at
+   * one commit ts; they sort in the order the upstream ran them (row seq), then by table.
+   */
+  static byte[] ddl(long commitTs, long rowSeq, long tableId) {
+    return ByteBuffer.allocate(24).putLong(commitTs).putLong(rowSeq).putLong(tableId).array();
+  }
+
+  /** Length of a DDL key; format 2's lacked the row seq (16 bytes), format 1's the table id too (8). */
+  static final int DDL_KEY_BYTES = 24;
+
+  static long ddlRowSeq(byte[] key) {
+    return ByteBuffer.wrap(key).getLong(8);
   }
 
   /** A bound for range operations: sorts before every DDL key at {@code commitTs}. */

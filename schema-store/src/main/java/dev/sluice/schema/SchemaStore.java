@@ -10,6 +10,12 @@ import java.util.List;
  * {@code version <= ts}. {@code ddlEvents(t, from, to)} covers {@code (from, to]} and never returns
  * events above {@link #resolvedTs()}.
  *
+ * <p><b>Positions.</b> A transaction may change one table several times: each DDL has a row seq, its
+ * place among the transaction's rows and DDLs ({@link DdlEvent#rowSeq()}), and its version the same
+ * ({@link TableInfo#versionRowSeq()}). Events and versions go by commit ts, then row seq;
+ * {@code tableInfoAt(t, ts)} gives the last version of ts, {@link #tableInfoBefore} the one in force at a
+ * position inside a transaction.
+ *
  * <p><b>Threads.</b> One writer (capture) calls {@link #apply}, {@link #advanceResolvedTs} and
  * {@link #gc}; any number of readers (control plane, data plane) call the read methods concurrently.
  *
@@ -36,12 +42,12 @@ public interface SchemaStore extends AutoCloseable {
 
   /**
    * Applies one transaction's DDLs durably and atomically: after a crash the store holds all of them or
-   * none. They come in commit-ts order; DDLs of different tables may share a commit ts (one transaction
-   * changing several tables), a table has at most one DDL per commit ts. Each is checked against the
-   * history the ones before it leave.
+   * none. They come in (commit ts, row seq) order; DDLs of one transaction share its commit ts, several of
+   * one table at distinct row seqs, several tables' (one statement's) possibly at one row seq. Each is
+   * checked against the history the ones before it leave.
    *
    * @throws DdlOutOfOrderException when the first commit ts is not above the last applied DDL's commit
-   *     ts or the resolved ts, or the list goes down in commit ts; nothing is applied
+   *     ts or the resolved ts, or the list goes down in (commit ts, row seq); nothing is applied
    * @throws InvalidDdlException    for the first DDL that does not fit; nothing is applied
    */
   void apply(List<DdlEvent> ddls);
@@ -65,6 +71,19 @@ public interface SchemaStore extends AutoCloseable {
   TableInfo tableInfoAt(long tableId, long ts);
 
   /**
+   * The version in force just before the place {@code (ts, rowSeq)} inside the transaction at {@code ts}:
+   * the newest with {@code (version, versionRowSeq) < (ts, rowSeq)}; a resume cursor's
+   * {@code (commit ts, next row seq)} gives the version its rows follow. {@code rowSeq = Long.MAX_VALUE}
+   * is {@link #tableInfoAt}.
+   *
+   * @throws UnknownTableException   when no version of the table exists before the place
+   * @throws TableDroppedException   when the table was dropped before the place
+   * @throws BelowGcPointException   when {@code ts} is below the GC point, or at it with a row seq below
+   *     {@code Long.MAX_VALUE} (a GC at ts keeps only the last version of ts)
+   */
+  TableInfo tableInfoBefore(long tableId, long ts, long rowSeq);
+
+  /**
    * The table that had this qualified name at {@code ts} ({@code ts = 0}: latest).
    *
    * @throws UnknownTableException when no live table had that name at {@code ts}
@@ -74,7 +93,7 @@ public interface SchemaStore extends AutoCloseable {
 
   /**
    * DDL events of one table with {@code fromExclusive < commitTs <= min(toInclusive, resolvedTs())},
-   * in commit order; none for an unknown table.
+   * in commit order (by commit ts, then row seq); none for an unknown table.
    *
    * @throws BelowGcPointException when {@code fromExclusive} is below the GC point (events are gone)
    */
@@ -82,8 +101,8 @@ public interface SchemaStore extends AutoCloseable {
 
   /**
    * DDL events of every table with {@code fromExclusive < commitTs <= min(toInclusive, resolvedTs())},
-   * in commit order (those of one commit ts by table id): how a changefeed learns of tables created
-   * after it started.
+   * in commit order (those of one commit ts by row seq, then table id): how a changefeed learns of tables
+   * created after it started.
    *
    * @throws BelowGcPointException when {@code fromExclusive} is below the GC point (events are gone)
    */

@@ -4,8 +4,13 @@ import java.util.Arrays;
 
 /**
  * Everything the readers need to know about one table id, except the version bodies (those live in
- * RocksDB behind the cache): the sorted version timestamps with their names and cache keys, the commit
- * ts of the table's DDL events still in the log, and the drop.
+ * RocksDB behind the cache): the sorted version positions with their names and cache keys, the positions
+ * of the table's DDL events still in the log, and the drop.
+ *
+ * <p>A position is {@code (commit ts, row seq)}: one transaction may change a table several times, each
+ * change at its own row seq, so versions and DDL events are sorted by commit ts, then row seq. Lookups "at
+ * ts" see everything of the transactions at or below ts (the last version of a ts); lookups "before a
+ * position" see the versions strictly before it (a resume cursor inside a transaction).
  *
  * <p>Immutable: the writer builds a new history for every change and publishes it by replacing the map
  * entry, so a reader always sees one consistent history. After GC has forgotten a dropped table, a
@@ -20,26 +25,33 @@ final class TableHistory {
 
   private final long tableId;
   private final long[] versions;
+  private final long[] versionSeqs;
   private final TableVersion[] keys;
   private final TableName[] names;
   private final long[] ddlTs;
+  private final long[] ddlSeqs;
   private final long dropTs;
+  private final long dropSeq;
   private final TableName droppedName;
 
-  private TableHistory(long tableId, long[] versions, TableVersion[] keys, TableName[] names, long[] ddlTs,
-      long dropTs, TableName droppedName) {
+  private TableHistory(long tableId, long[] versions, long[] versionSeqs, TableVersion[] keys, TableName[] names,
+      long[] ddlTs, long[] ddlSeqs, long dropTs, long dropSeq, TableName droppedName) {
     this.tableId = tableId;
     this.versions = versions;
+    this.versionSeqs = versionSeqs;
     this.keys = keys;
     this.names = names;
     this.ddlTs = ddlTs;
+    this.ddlSeqs = ddlSeqs;
     this.dropTs = dropTs;
+    this.dropSeq = dropSeq;
     this.droppedName = droppedName;
   }
 
   /** A history with no versions and no DDL events yet; only for building. */
   static TableHistory empty(long tableId) {
-    return new TableHistory(tableId, NO_TS, new TableVersion[0], new TableName[0], NO_TS, NOT_DROPPED, null);
+    return new TableHistory(tableId, NO_TS, NO_TS, new TableVersion[0], new TableName[0], NO_TS, NO_TS, NOT_DROPPED,
+        0, null);
   }
 
   long tableId() {
@@ -74,10 +86,18 @@ final class TableHistory {
     return names.length == 0 ? null : names[names.length - 1];
   }
 
-  /** Position of the newest version {@code <= ts}, or {@code -1}. */
+  /** Position of the newest version with commit ts {@code <= ts} (the last one of that ts), or {@code -1}. */
   int floor(long ts) {
-    int i = Arrays.binarySearch(versions, ts);
-    return i >= 0 ? i : -i - 2;
+    return upperBound(versions, ts) - 1;
+  }
+
+  /** Position of the newest version strictly before {@code (ts, rowSeq)}, or {@code -1}. */
+  int floorBefore(long ts, long rowSeq) {
+    int i = upperBound(versions, ts) - 1;
+    while (i >= 0 && versions[i] == ts && versionSeqs[i] >= rowSeq) {
+      i--;
+    }
+    return i;
   }
 
   /** Whether the table existed and was not dropped at {@code ts}. */
@@ -88,6 +108,11 @@ final class TableHistory {
   /** Whether the table was dropped at or before {@code ts}. */
   boolean isDroppedAt(long ts) {
     return isDropped() && ts >= dropTs;
+  }
+
+  /** Whether the table was dropped strictly before {@code (ts, rowSeq)}. */
+  boolean isDroppedBefore(long ts, long rowSeq) {
+    return isDropped() && (dropTs < ts || (dropTs == ts && dropSeq < rowSeq));
   }
 
   TableVersion key(int position) {
@@ -108,11 +133,22 @@ final class TableHistory {
     return false;
   }
 
-  /** Commit ts of this table's DDL events in {@code (fromExclusive, toInclusive]}, ascending. */
-  long[] ddlTsBetween(long fromExclusive, long toInclusive) {
+  /**
+   * Positions of this table's DDL events with commit ts in {@code (fromExclusive, toInclusive]}, ascending,
+   * as {@code [ts0, rowSeq0, ts1, rowSeq1, ...]}.
+   */
+  long[] ddlPositionsBetween(long fromExclusive, long toInclusive) {
     int lo = upperBound(ddlTs, fromExclusive);
     int hi = upperBound(ddlTs, toInclusive);
-    return lo >= hi ? NO_TS : Arrays.copyOfRange(ddlTs, lo, hi);
+    if (lo >= hi) {
+      return NO_TS;
+    }
+    long[] out = new long[2 * (hi - lo)];
+    for (int i = lo; i < hi; i++) {
+      out[2 * (i - lo)] = ddlTs[i];
+      out[2 * (i - lo) + 1] = ddlSeqs[i];
+    }
+    return out;
   }
 
   /** Whether any of this table's DDL events lies in {@code (fromExclusive, toInclusive]}; allocation-free. */
@@ -125,32 +161,42 @@ final class TableHistory {
     return ddlTs.length == 0 ? -1 : ddlTs[ddlTs.length - 1];
   }
 
+  /** Whether the newest DDL event still in the log is at or after {@code (ts, rowSeq)}. */
+  boolean hasDdlAtOrAfter(long ts, long rowSeq) {
+    int n = ddlTs.length;
+    return n > 0 && (ddlTs[n - 1] > ts || (ddlTs[n - 1] == ts && ddlSeqs[n - 1] >= rowSeq));
+  }
+
   int ddlCount() {
     return ddlTs.length;
   }
 
-  /** This history plus one version; {@code info.version()} must be above every kept version. */
+  /** This history plus one version; its position must be above every kept version's. */
   TableHistory withVersion(TableInfo info) {
     int n = versions.length;
     long[] v = Arrays.copyOf(versions, n + 1);
+    long[] vs = Arrays.copyOf(versionSeqs, n + 1);
     TableVersion[] k = Arrays.copyOf(keys, n + 1);
     TableName[] nm = Arrays.copyOf(names, n + 1);
     v[n] = info.version();
-    k[n] = new TableVersion(tableId, info.version());
+    vs[n] = info.versionRowSeq();
+    k[n] = new TableVersion(tableId, info.version(), info.versionRowSeq());
     TableName name = TableName.of(info);
     nm[n] = n > 0 && nm[n - 1].equals(name) ? nm[n - 1] : name;   // share the instance while unchanged
-    return new TableHistory(tableId, v, k, nm, ddlTs, dropTs, droppedName);
+    return new TableHistory(tableId, v, vs, k, nm, ddlTs, ddlSeqs, dropTs, dropSeq, droppedName);
   }
 
-  /** This history plus one DDL event at {@code commitTs}, above every kept one. */
-  TableHistory withDdl(long commitTs) {
+  /** This history plus one DDL event at {@code (commitTs, rowSeq)}, above every kept one. */
+  TableHistory withDdl(long commitTs, long rowSeq) {
     long[] d = Arrays.copyOf(ddlTs, ddlTs.length + 1);
+    long[] ds = Arrays.copyOf(ddlSeqs, ddlSeqs.length + 1);
     d[ddlTs.length] = commitTs;
-    return new TableHistory(tableId, versions, keys, names, d, dropTs, droppedName);
+    ds[ddlSeqs.length] = rowSeq;
+    return new TableHistory(tableId, versions, versionSeqs, keys, names, d, ds, dropTs, dropSeq, droppedName);
   }
 
-  TableHistory withDrop(long commitTs, TableName name) {
-    return new TableHistory(tableId, versions, keys, names, ddlTs, commitTs, name);
+  TableHistory withDrop(long commitTs, long rowSeq, TableName name) {
+    return new TableHistory(tableId, versions, versionSeqs, keys, names, ddlTs, ddlSeqs, commitTs, rowSeq, name);
   }
 
   /**
@@ -160,7 +206,7 @@ final class TableHistory {
    */
   TableHistory collectedAt(long gcTs) {
     if (isDroppedAt(gcTs)) {
-      return versions.length == 0 && ddlTs.length == 0 ? this : withDrop(dropTs, droppedName).stripped();
+      return versions.length == 0 && ddlTs.length == 0 ? this : stripped();
     }
     int keepFrom = Math.max(floor(gcTs), 0);
     int ddlFrom = upperBound(ddlTs, gcTs);
@@ -168,8 +214,9 @@ final class TableHistory {
       return this;
     }
     return new TableHistory(tableId, Arrays.copyOfRange(versions, keepFrom, versions.length),
-        Arrays.copyOfRange(keys, keepFrom, keys.length), Arrays.copyOfRange(names, keepFrom, names.length),
-        Arrays.copyOfRange(ddlTs, ddlFrom, ddlTs.length), dropTs, droppedName);
+        Arrays.copyOfRange(versionSeqs, keepFrom, versionSeqs.length), Arrays.copyOfRange(keys, keepFrom, keys.length),
+        Arrays.copyOfRange(names, keepFrom, names.length), Arrays.copyOfRange(ddlTs, ddlFrom, ddlTs.length),
+        Arrays.copyOfRange(ddlSeqs, ddlFrom, ddlSeqs.length), dropTs, dropSeq, droppedName);
   }
 
   /** The versions {@link #collectedAt} removes, for deleting them from disk and the cache. */
@@ -179,12 +226,22 @@ final class TableHistory {
   }
 
   private TableHistory stripped() {
-    return new TableHistory(tableId, NO_TS, new TableVersion[0], new TableName[0], NO_TS, dropTs, droppedName);
+    return new TableHistory(tableId, NO_TS, NO_TS, new TableVersion[0], new TableName[0], NO_TS, NO_TS, dropTs,
+        dropSeq, droppedName);
   }
 
-  /** First position whose value is above {@code ts}. */
+  /** First position whose value is above {@code ts} ({@code sorted} may repeat values). */
   private static int upperBound(long[] sorted, long ts) {
-    int i = Arrays.binarySearch(sorted, ts);
-    return i >= 0 ? i + 1 : -i - 1;
+    int lo = 0;
+    int hi = sorted.length;
+    while (lo < hi) {
+      int mid = (lo + hi) >>> 1;
+      if (sorted[mid] <= ts) {
+        lo = mid + 1;
+      } else {
+        hi = mid;
+      }
+    }
+    return lo;
   }
 }

@@ -19,9 +19,11 @@ import java.util.Objects;
  * @param columns    columns in source order
  * @param primaryKey names of the key columns in key order (primary key or replica identity); may be empty
  * @param version    commit ts of the DDL that produced this version
+ * @param versionRowSeq the DDL's place inside its transaction ({@link DdlEvent#rowSeq()}): with
+ *                   {@code version}, which of several versions of one commit ts; 0 for initial versions
  */
 public record TableInfo(long tableId, String schemaName, String tableName, List<ColumnInfo> columns,
-    List<String> primaryKey, long version) {
+    List<String> primaryKey, long version, long versionRowSeq) {
 
   public TableInfo {
     Objects.requireNonNull(schemaName, "schemaName");
@@ -31,8 +33,8 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
     if (tableId <= 0) {
       throw new IllegalArgumentException("table id must be positive, got " + tableId);
     }
-    if (version < 0) {
-      throw new IllegalArgumentException("version must be >= 0, got " + version);
+    if (version < 0 || versionRowSeq < 0) {
+      throw new IllegalArgumentException("version and its row seq must be >= 0, got " + version + "/" + versionRowSeq);
     }
     for (String key : primaryKey) {
       if (columns.stream().noneMatch(c -> c.name().equals(key))) {
@@ -40,6 +42,12 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
             "primary-key column " + key + " is not a column of " + schemaName + "." + tableName);
       }
     }
+  }
+
+  /** A version at the start of its transaction (row seq 0). */
+  public TableInfo(long tableId, String schemaName, String tableName, List<ColumnInfo> columns,
+      List<String> primaryKey, long version) {
+    this(tableId, schemaName, tableName, columns, primaryKey, version, 0);
   }
 
   /** {@code schema.table}. */
@@ -57,15 +65,20 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
     return -1;
   }
 
-  /** The same table at another version. */
+  /** The same table at another version, at the start of its transaction. */
   public TableInfo withVersion(long newVersion) {
-    return new TableInfo(tableId, schemaName, tableName, columns, primaryKey, newVersion);
+    return withVersion(newVersion, 0);
+  }
+
+  /** The same table at another version, produced by the DDL at {@code rowSeq} of that transaction. */
+  public TableInfo withVersion(long newVersion, long rowSeq) {
+    return new TableInfo(tableId, schemaName, tableName, columns, primaryKey, newVersion, rowSeq);
   }
 
   public dev.sluice.api.v1.TableInfo toProto() {
     var b = dev.sluice.api.v1.TableInfo.newBuilder()
         .setTableId(tableId).setSchemaName(schemaName).setTableName(tableName)
-        .addAllPrimaryKey(primaryKey).setVersion(version);
+        .addAllPrimaryKey(primaryKey).setVersion(version).setVersionRowSeq(versionRowSeq);
     for (ColumnInfo c : columns) {
       b.addColumns(c.toProto());
     }
@@ -74,6 +87,7 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
 
   public static TableInfo fromProto(dev.sluice.api.v1.TableInfo p) {
     return new TableInfo(p.getTableId(), p.getSchemaName(), p.getTableName(),
-        p.getColumnsList().stream().map(ColumnInfo::fromProto).toList(), p.getPrimaryKeyList(), p.getVersion());
+        p.getColumnsList().stream().map(ColumnInfo::fromProto).toList(), p.getPrimaryKeyList(), p.getVersion(),
+        p.getVersionRowSeq());
   }
 }

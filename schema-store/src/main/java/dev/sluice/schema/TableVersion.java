@@ -10,23 +10,35 @@ final class TableVersion {
 
   private final long tableId;
   private final long version;
+  private final long rowSeq;
   private final int hash;
   /** The body while the cache holds this version (set after a cache get, cleared when the cache removes it). */
   private volatile TableInfo body;
 
-  TableVersion(long tableId, long version) {
+  TableVersion(long tableId, long version, long rowSeq) {
     this.tableId = tableId;
     this.version = version;
-    this.hash = 31 * Long.hashCode(tableId) + Long.hashCode(version);
+    this.rowSeq = rowSeq;
+    this.hash = 31 * (31 * Long.hashCode(tableId) + Long.hashCode(version)) + Long.hashCode(rowSeq);
   }
 
   long tableId() {
     return tableId;
   }
 
+  /** A version at row seq 0 of its transaction. */
+  TableVersion(long tableId, long version) {
+    this(tableId, version, 0);
+  }
+
   /** Commit ts of the DDL that produced the version. */
   long version() {
     return version;
+  }
+
+  /** Row seq of that DDL inside its transaction. */
+  long rowSeq() {
+    return rowSeq;
   }
 
   /** The cached body, or null when the cache does not hold this version. */
@@ -45,7 +57,7 @@ final class TableVersion {
 
   @Override
   public boolean equals(Object o) {
-    return o instanceof TableVersion && ((TableVersion) o).tableId == tableId && ((TableVersion) o).version == version;
+    return o instanceof TableVersion v && v.tableId == tableId && v.version == version && v.rowSeq == rowSeq;
   }
 
   @Override
@@ -55,6 +67,6 @@ final class TableVersion {
 
   @Override
   public String toString() {
-    return "TableVersion[" + tableId + "@" + version + "]";
+    return "TableVersion[" + tableId + "@" + version + (rowSeq == 0 ? "" : "/" + rowSeq) + "]";
   }
 }

@@ -19,7 +19,8 @@ final class RandomDdlHistory implements AutoCloseable {
 
   /** What one step of a history does. */
   enum Step { CREATE, ADD_COLUMN, DROP_COLUMN, RENAME_COLUMN, RENAME_TABLE, TRUNCATE, DROP, RECREATE,
-    ADVANCE_RESOLVED, GC, REOPEN }
+    /** One transaction changing a table several times (and creating another) at increasing row seqs. */
+    MIGRATION, ADVANCE_RESOLVED, GC, REOPEN }
 
   /**
    * One step of a random history.
@@ -85,6 +86,7 @@ final class RandomDdlHistory implements AutoCloseable {
       case DROP -> target.ifPresent(t -> apply(Tables.change(ts, DdlType.DROP_TABLE, t)));
       case RECREATE -> droppedNames().stream().filter(n -> holder(n).isEmpty()).findFirst()
           .ifPresent(n -> apply(Tables.create(ts, nextTableId++, n, "c" + nextColumn++)));
+      case MIGRATION -> target.ifPresent(t -> migration(ts, t, op));
       case ADVANCE_RESOLVED -> {
         long resolved = op.pick() % 2 == 0 ? model.lastDdlTs() : model.lastDdlTs() + op.gap();
         store.advanceResolvedTs(resolved);
@@ -97,6 +99,36 @@ final class RandomDdlHistory implements AutoCloseable {
       }
       case REOPEN -> reopen();
     }
+  }
+
+  /**
+   * ADD COLUMN, a row written, SET NOT NULL (another version, same columns), maybe a table created in
+   * between, DROP COLUMN: one apply at one commit ts, row seqs rising by {@code op.gap()}.
+   */
+  private void migration(long ts, TableInfo t, Op op) {
+    List<DdlEvent> txn = new ArrayList<>();
+    long seq = op.pick() % 3;
+    String added = "c" + nextColumn++;
+    TableInfo v = Tables.withColumn(t, added);
+    txn.add(Tables.changeAt(ts, seq, DdlType.ADD_COLUMN, v));
+    seq += op.gap();
+    v = notNull(v, added);
+    txn.add(Tables.changeAt(ts, seq, DdlType.ALTER_TABLE, v));
+    if (op.pick() % 2 == 0) {
+      seq += op.gap();
+      txn.add(Tables.changeAt(ts, seq, DdlType.CREATE_TABLE, Tables.table(nextTableId++,
+          freeName(NAMES.get(op.pick() % NAMES.size())), ts, "c" + nextColumn++)));
+    }
+    seq += 1;
+    txn.add(Tables.changeAt(ts, seq, DdlType.DROP_COLUMN, Tables.withoutColumn(v, added)));
+    store.apply(txn);
+    txn.forEach(model::apply);
+  }
+
+  private static TableInfo notNull(TableInfo t, String column) {
+    List<ColumnInfo> columns = t.columns().stream().map(c -> c.name().equals(column)
+        ? new ColumnInfo(c.name(), c.sourceType(), c.kind(), false, c.defaultExpr(), c.elementKind()) : c).toList();
+    return new TableInfo(t.tableId(), t.schemaName(), t.tableName(), columns, t.primaryKey(), t.version());
   }
 
   void reopen() {

@@ -80,6 +80,24 @@ final class SchemaModel {
     return found == null ? Answer.unknown() : Answer.of(found);
   }
 
+  /** The version in force just before {@code (ts, rowSeq)}: DDLs at or after it do not count. */
+  Answer tableInfoBefore(long tableId, long ts, long rowSeq) {
+    if (ts < gcTs || (ts == gcTs && rowSeq != Long.MAX_VALUE)) {   // GC at ts keeps only ts's last version
+      return Answer.belowGc(gcTs);
+    }
+    TableInfo found = null;
+    for (DdlEvent d : applied) {
+      if (d.tableId() != tableId || !d.isBefore(ts, rowSeq)) {
+        continue;
+      }
+      if (d.type() == DdlType.DROP_TABLE) {
+        return Answer.dropped(d.commitTs());
+      }
+      found = d.tableInfoAfter();
+    }
+    return found == null ? Answer.unknown() : Answer.of(found);
+  }
+
   Answer tableByName(TableName name, long ts) {
     long at = ts == 0 ? Long.MAX_VALUE : ts;
     if (at < gcTs) {

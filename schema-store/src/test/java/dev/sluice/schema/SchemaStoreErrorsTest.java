@@ -248,14 +248,14 @@ class SchemaStoreErrorsTest {
     writeRaw(dir, SchemaDb.CF_META, SchemaKeys.FORMAT_VERSION, ByteBuffer.allocate(4).putInt(99).array());
     assertThatThrownBy(() -> RocksSchemaStore.open(SchemaStoreConfig.at(dir), new SimpleMeterRegistry()))
         .isInstanceOf(SchemaStoreCorruptException.class)
-        .hasMessageContaining("is unreadable: its format version is 99, this build reads 2; stop the broker");
+        .hasMessageContaining("is unreadable: its format version is 99, this build reads 3; stop the broker");
     store = RocksSchemaStore.open(SchemaStoreConfig.at(dir.resolve("fresh")), new SimpleMeterRegistry());
   }
 
   @Test
   void openingAStoreWithAnUndecodableVersionIsRefused() throws Exception {
     store.close();
-    writeRaw(dir, SchemaDb.CF_VERSIONS, SchemaKeys.version(7, 1000), new byte[] {(byte) 0xff, 0x01});
+    writeRaw(dir, SchemaDb.CF_VERSIONS, SchemaKeys.version(7, 1000, 0), new byte[] {(byte) 0xff, 0x01});
     assertThatThrownBy(() -> RocksSchemaStore.open(SchemaStoreConfig.at(dir), new SimpleMeterRegistry()))
         .isInstanceOf(SchemaStoreCorruptException.class)
         .hasMessageContaining("is unreadable: a stored version does not decode");

@@ -22,7 +22,8 @@ import net.jqwik.api.statistics.Statistics;
 
 /**
  * Random DDL histories (create, add/drop/rename column, rename table, truncate, drop, re-create under
- * the same name with a new id) applied to the store and to {@link SchemaModel}: every query agrees at
+ * the same name with a new id, migrations changing one table several times in one transaction at rising
+ * row seqs) applied to the store and to {@link SchemaModel}: every query agrees at
  * every interesting ts and some random ones, before and after each GC and each reopen, and at the end
  * before and after a final reopen.
  */
@@ -52,6 +53,7 @@ class SchemaStorePropertiesTest {
           model.applied().stream().filter(d -> d.type() == DdlType.DROP_TABLE).count() > 0,
           model.names().size() < model.tableIds().size());
       Statistics.label("GC point set").collect(model.gcTs() > 0);
+      Statistics.label("several versions at one ts").collect(model.applied().stream().anyMatch(d -> d.rowSeq() > 0));
       history.reopen();
       assertAgree(history, random, "after the final reopen");
     }
@@ -68,6 +70,7 @@ class SchemaStorePropertiesTest {
         Tuple.of(1, Arbitraries.just(Step.TRUNCATE)),
         Tuple.of(2, Arbitraries.just(Step.DROP)),
         Tuple.of(2, Arbitraries.just(Step.RECREATE)),
+        Tuple.of(3, Arbitraries.just(Step.MIGRATION)),
         Tuple.of(4, Arbitraries.just(Step.ADVANCE_RESOLVED)),
         Tuple.of(2, Arbitraries.just(Step.GC)),
         Tuple.of(1, Arbitraries.just(Step.REOPEN)));
@@ -89,6 +92,13 @@ class SchemaStorePropertiesTest {
       for (long ts : times) {
         assertThat(Answer.from(() -> store.tableInfoAt(id, ts)))
             .as("tableInfoAt(%d, %d) %s", id, ts, when).isEqualTo(model.tableInfoAt(id, ts));
+      }
+      for (DdlEvent d : model.applied()) {
+        for (long seq : List.of(0L, d.rowSeq(), d.rowSeq() + 1, Long.MAX_VALUE)) {
+          assertThat(Answer.from(() -> store.tableInfoBefore(id, d.commitTs(), seq)))
+              .as("tableInfoBefore(%d, %d, %d) %s", id, d.commitTs(), seq, when)
+              .isEqualTo(model.tableInfoBefore(id, d.commitTs(), seq));
+        }
       }
       for (int i = 0; i < times.size(); i++) {
         long from = times.get(i);

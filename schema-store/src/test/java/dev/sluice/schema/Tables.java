@@ -37,6 +37,12 @@ final class Tables {
     return new DdlEvent(commitTs, type, "/* " + type + " */", after.withVersion(commitTs), "postgresql");
   }
 
+  /** A DDL of this type at {@code rowSeq} of the transaction at {@code commitTs}. */
+  static DdlEvent changeAt(long commitTs, long rowSeq, DdlType type, TableInfo after) {
+    return new DdlEvent(commitTs, type, "/* " + type + " at " + rowSeq + " */", after.withVersion(commitTs, rowSeq),
+        "postgresql", rowSeq, List.of());
+  }
+
   static TableInfo withColumn(TableInfo t, String column) {
     List<ColumnInfo> columns = new ArrayList<>(t.columns());
     columns.add(column(column));

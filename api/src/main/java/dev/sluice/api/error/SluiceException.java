@@ -1,5 +1,7 @@
 package dev.sluice.api.error;
 
+import dev.sluice.api.secret.Redactor;
+
 /**
  * An error with a stable {@link ErrorCode} and a message a person can act on. The three branches say
  * who must act: the caller ({@link RequestRejectedException}), nobody but a retry
@@ -13,16 +15,23 @@ package dev.sluice.api.error;
 public abstract sealed class SluiceException extends RuntimeException
     permits RequestRejectedException, TransientException, FatalException {
 
+  /** The stable code (serialized with the exception). */
   private final ErrorCode code;
 
+  /**
+   * The message and the cause chain are {@linkplain Redactor redacted} here, once: every error of
+   * Sluice reaches logs, status pages, persisted records and the wire without the secrets a driver
+   * or a URL put into it.
+   */
   protected SluiceException(ErrorCode code, String message, Throwable cause) {
-    super(message, cause);
+    super(Redactor.redact(message), Redactor.scrub(cause));
     if (code == null) {
       throw new NullPointerException("code");
     }
     this.code = code;
   }
 
+  /** The stable code to branch on ({@code e.code() == ErrorCode.START_TS_BELOW_GC}). */
   public final ErrorCode code() {
     return code;
   }
