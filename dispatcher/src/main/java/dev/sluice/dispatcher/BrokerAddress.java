@@ -12,6 +12,7 @@ package dev.sluice.dispatcher;
  */
 public record BrokerAddress(String host, int port) {
 
+  /** Checks the host is given and the port in range. */
   public BrokerAddress {
     if (host == null || host.isBlank()) {
       throw new IllegalArgumentException("broker host must not be blank");

@@ -13,14 +13,17 @@ import dev.sluice.api.error.RequestRejectedException;
  */
 public final class BrokerRefusedException extends RequestRejectedException {
 
+  /** The refusing broker, host:port. */
   private final String broker;
 
+  /** The refusal of {@code broker} with its {@code code} and the broker's {@code detail}. */
   public BrokerRefusedException(ErrorCode code, String broker, String detail) {
     super(code.kind() == ErrorCode.Kind.REJECTED ? code : ErrorCode.PROTOCOL_VIOLATION,
         "broker " + broker + " refused the collector stream (" + code + "): " + detail);
     this.broker = broker;
   }
 
+  /** The broker's address ({@code host:port}). */
   public String broker() {
     return broker;
   }

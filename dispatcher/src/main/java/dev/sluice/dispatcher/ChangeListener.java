@@ -8,11 +8,14 @@ import dev.sluice.api.error.SluiceException;
  * subscription: its pace sets the credit the broker may use. An exception thrown from a method ends
  * the subscription and is reported through {@link #onError}.
  *
+ * <p>Subscribe with {@link SluiceClient#subscribe(Subscription, java.util.function.Function)} to be handed
+ * the {@link SubscriptionHandle} you acknowledge with before the first call:
+ *
  * <pre>{@code
- * ChangeListener listener = new ChangeListener() {
+ * client.subscribe(Subscription.table("public.orders").fromNow(), handle -> new ChangeListener() {
  *   public void onTransaction(Transaction txn) { apply(txn); handle.acknowledge(txn.checkpoint()); }
  *   public void onError(SluiceException e) { log.error("subscription failed", e); }
- * };
+ * });
  * }</pre>
  */
 public interface ChangeListener {
@@ -29,6 +32,23 @@ public interface ChangeListener {
   /** A sync point: every transaction {@code <= ts} came before, every later one comes after. */
   default void onSyncPoint(long ts) {}
 
-  /** The subscription failed for good; no call follows. Transient trouble is retried, never reported here. */
+  /**
+   * The subscription changed state: connecting, streaming, retrying (with the reason: an unreachable broker,
+   * a start ts the broker has not reached, a reset), failed. Called in order with the other calls; the
+   * default does nothing (the library logs every change, see the README's "Logging").
+   */
+  default void onStateChange(StateChange change) {}
+
+  /**
+   * The subscription's snapshot ended ({@link Subscription#withSnapshot()}): after its last READ rows, in
+   * stream order, whether it completed, was cancelled, found its table dropped or failed. Changes go on.
+   */
+  default void onSnapshotComplete(SnapshotOutcome outcome) {}
+
+  /**
+   * The subscription failed for good; no call follows. Transient trouble is retried and shown through
+   * {@link #onStateChange}; it ends here only when it lasts longer than {@link ClientConfig#retryTimeout()}
+   * ({@link SubscriptionStalledException}).
+   */
   void onError(SluiceException error);
 }

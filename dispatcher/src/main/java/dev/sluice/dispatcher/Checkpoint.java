@@ -17,6 +17,7 @@ package dev.sluice.dispatcher;
  */
 public record Checkpoint(long ts, long cursorCommitTs, long nextRowSeq) implements Comparable<Checkpoint> {
 
+  /** Checks that a cursor sits at {@code ts + 1} and that a row seq comes with a cursor. */
   public Checkpoint {
     if (ts < 0) {
       throw new IllegalArgumentException("checkpoint ts must be >= 0, got " + ts);
@@ -43,6 +44,7 @@ public record Checkpoint(long ts, long cursorCommitTs, long nextRowSeq) implemen
     return nextRowSeq == 0 ? at(commitTs - 1) : new Checkpoint(commitTs - 1, commitTs, nextRowSeq);
   }
 
+  /** Whether this checkpoint is inside a transaction delivered in parts. */
   public boolean hasCursor() {
     return cursorCommitTs != 0;
   }
@@ -71,6 +73,31 @@ public record Checkpoint(long ts, long cursorCommitTs, long nextRowSeq) implemen
     return Long.compare(hasCursor() ? nextRowSeq : 0, o.hasCursor() ? o.nextRowSeq : 0);
   }
 
+  /**
+   * Reads the text {@link #toString()} writes ("123", or "123+(124#5)" with a cursor), for a checkpoint saved in a
+   * file or a column.
+   *
+   * @throws IllegalArgumentException naming the text when it is not a checkpoint
+   */
+  public static Checkpoint parse(String text) {
+    String t = text == null ? "" : text.strip();
+    try {
+      int plus = t.indexOf("+(");
+      if (plus < 0) {
+        return at(Long.parseLong(t));
+      }
+      int hash = t.indexOf('#', plus);
+      if (hash < 0 || !t.endsWith(")")) {
+        throw new IllegalArgumentException("a checkpoint is \"ts\" or \"ts+(commitTs#nextRowSeq)\", got \"" + t + "\"");
+      }
+      return new Checkpoint(Long.parseLong(t.substring(0, plus)), Long.parseLong(t.substring(plus + 2, hash)),
+          Long.parseLong(t.substring(hash + 1, t.length() - 1)));
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("a checkpoint is \"ts\" or \"ts+(commitTs#nextRowSeq)\", got \"" + t + "\"", e);
+    }
+  }
+
+  /** "123", or "123+(124#5)" with a cursor: the text {@link #parse} reads. */
   @Override
   public String toString() {
     return hasCursor() ? ts + "+(" + cursorCommitTs + "#" + nextRowSeq + ")" : Long.toString(ts);

@@ -14,9 +14,12 @@ import dev.sluice.api.error.FatalException;
  */
 public final class ListenerFailedException extends FatalException {
 
+  /** The dispatcher whose listener threw. */
   private final DispatcherId dispatcherId;
+  /** The commit ts being handled. */
   private final long commitTs;
 
+  /** The listener of {@code dispatcherId} threw {@code cause} while handling commit ts {@code commitTs}. */
   public ListenerFailedException(DispatcherId dispatcherId, long commitTs, Throwable cause) {
     super(ErrorCode.INTERNAL, "the listener of dispatcher " + dispatcherId + " threw at commit ts " + commitTs
         + "; the subscription was removed: " + cause, cause);
@@ -24,10 +27,12 @@ public final class ListenerFailedException extends FatalException {
     this.commitTs = commitTs;
   }
 
+  /** The subscription's dispatcher id. */
   public DispatcherId dispatcherId() {
     return dispatcherId;
   }
 
+  /** The commit ts of what the listener was handling. */
   public long commitTs() {
     return commitTs;
   }

@@ -8,11 +8,13 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.util.List;
+import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
 
 /**
  * The entry point of the dispatcher library: connects to a Sluice broker (failing over between
@@ -57,13 +59,39 @@ public final class SluiceClient implements AutoCloseable {
   /**
    * Subscribes {@code listener} to {@code subscription}. Returns at once; registration, name resolution
    * and failover happen in the background, and a failure that retrying cannot fix reaches
-   * {@link ChangeListener#onError}.
+   * {@link ChangeListener#onError}. To acknowledge from the listener, use
+   * {@link #subscribe(Subscription, Function)}, which hands it the handle first.
    */
   public SubscriptionHandle subscribe(Subscription subscription, ChangeListener listener) {
-    return collector.subscribe(subscription, listener);
+    Objects.requireNonNull(listener, "listener");
+    return collector.subscribe(subscription, handle -> listener);
   }
 
-  /** The table info of {@code table} ("schema.table") in force at {@code atTs} (0 = latest). */
+  /**
+   * Subscribes the listener {@code listenerFactory} makes for the subscription's handle: the factory runs once,
+   * before this method returns and before any listener call, so the listener can acknowledge with the handle
+   * it was given (safely published to the listener's thread).
+   *
+   * <pre>{@code
+   * client.subscribe(Subscription.table("public.orders").fromNow(), handle -> new ChangeListener() {
+   *   public void onTransaction(Transaction txn) { apply(txn); handle.acknowledge(txn.checkpoint()); }
+   *   public void onError(SluiceException e) { log.error("subscription failed", e); }
+   * });
+   * }</pre>
+   */
+  public SubscriptionHandle subscribe(Subscription subscription,
+      Function<SubscriptionHandle, ChangeListener> listenerFactory) {
+    Objects.requireNonNull(listenerFactory, "listenerFactory");
+    return collector.subscribe(subscription, listenerFactory);
+  }
+
+  /**
+   * The table info of {@code table} ("schema.table") in force at {@code atTs} (0 = latest). Like
+   * {@link #listTables} and {@link #topology}, it fails with a {@link dev.sluice.api.error.SluiceException}:
+   * {@code UNKNOWN_TABLE}, {@code PERMISSION_DENIED}, ... for the broker's answer (its reason in the message),
+   * {@code SCHEMA_UNAVAILABLE} when the broker does not know that ts yet (retry shortly),
+   * {@code BROKER_UNREACHABLE} when no answer came.
+   */
   public CompletionStage<TableInfo> tableSchema(String table, long atTs) {
     return collector.tableSchema(table, atTs);
   }

@@ -16,10 +16,14 @@ import dev.sluice.api.error.RequestRejectedException;
  */
 public final class SubscriptionRejectedException extends RequestRejectedException {
 
+  /** The refused dispatcher. */
   private final DispatcherId dispatcherId;
+  /** What it subscribed to. */
   private final String target;
+  /** Where it started. */
   private final long startTs;
 
+  /** The broker's refusal ({@code code}, its {@code reason}) of a subscription to {@code target} from a ts. */
   public SubscriptionRejectedException(ErrorCode code, DispatcherId dispatcherId, String target, long startTs,
       String reason) {
     super(code, "subscription of dispatcher " + dispatcherId + " to " + target + " from ts " + startTs
@@ -29,6 +33,7 @@ public final class SubscriptionRejectedException extends RequestRejectedExceptio
     this.startTs = startTs;
   }
 
+  /** The dispatcher whose subscription was refused. */
   public DispatcherId dispatcherId() {
     return dispatcherId;
   }
@@ -38,6 +43,7 @@ public final class SubscriptionRejectedException extends RequestRejectedExceptio
     return target;
   }
 
+  /** The start ts the subscription asked for. */
   public long startTs() {
     return startTs;
   }

@@ -8,7 +8,7 @@ package dev.sluice.dispatcher;
  * long lag = s.resolvedTs() - s.acknowledged().ts();
  * }</pre>
  *
- * @param state          the dispatcher state
+ * @param state          where the subscription stands
  * @param epoch          the local epoch (0 before the first RESET)
  * @param acknowledged   the highest checkpoint the user acknowledged
  * @param deliveredTs    the highest commit or resolved ts handed to the listener
@@ -18,5 +18,5 @@ package dev.sluice.dispatcher;
  * @param bytesReceived  bytes of accepted data events, all epochs
  * @param resets         RESETs sent after a violation, a stale ack or for a new stream
  */
-public record SubscriptionStats(DispatcherState state, long epoch, Checkpoint acknowledged, long deliveredTs,
+public record SubscriptionStats(SubscriptionState state, long epoch, Checkpoint acknowledged, long deliveredTs,
     long resolvedTs, long queuedBytes, long eventsReceived, long bytesReceived, long resets) {}

@@ -23,16 +23,28 @@ import java.util.Objects;
  * @param rows             the row changes, in row seq order
  * @param complete         true when this object holds every row of the transaction in the span
  * @param lastPart         true when no more rows of this transaction follow
+ * @param snapshot         for the last part of a snapshot chunk's READ rows, how far the snapshot got (record
+ *                         it with the rows); null otherwise. Such a part may hold no rows at all.
  */
 public record Transaction(long commitTs, long commitTimeMicros, TableInfo tableInfo, List<RowChangeView> rows,
-    boolean complete, boolean lastPart) {
+    boolean complete, boolean lastPart, SnapshotMark snapshot) {
 
+  /** Checks that a complete transaction is its own last part; copies the rows. */
   public Transaction {
     Objects.requireNonNull(tableInfo, "tableInfo");
     rows = List.copyOf(rows);
     if (complete && !lastPart) {
       throw new IllegalArgumentException("a complete transaction is its own last part");
     }
+    if (snapshot != null && !lastPart) {
+      throw new IllegalArgumentException("only the last part of a snapshot chunk carries its progress");
+    }
+  }
+
+  /** A transaction of changes (no snapshot progress). */
+  public Transaction(long commitTs, long commitTimeMicros, TableInfo tableInfo, List<RowChangeView> rows,
+      boolean complete, boolean lastPart) {
+    this(commitTs, commitTimeMicros, tableInfo, rows, complete, lastPart, null);
   }
 
   /** "schema.table" of the rows. */
@@ -40,6 +52,7 @@ public record Transaction(long commitTs, long commitTimeMicros, TableInfo tableI
     return tableInfo.getSchemaName() + "." + tableInfo.getTableName();
   }
 
+  /** The table's id (stable across renames). */
   public long tableId() {
     return tableInfo.getTableId();
   }

@@ -5,7 +5,8 @@ import java.util.Objects;
 
 /**
  * What a {@link ChangefeedRuntime} runs: an id, the tables (a {@link TableFilter}), where to start,
- * and how often to look for new or dropped tables. Defaults are {@code DEFAULT_*}.
+ * how it applies ({@link ApplyMode}), and how often to look for new or dropped tables. Defaults are
+ * {@code DEFAULT_*}.
  *
  * <pre>{@code
  * ChangefeedDefinition d = ChangefeedDefinition.of("orders-to-warehouse", TableFilter.of("public.*"), 0);
@@ -17,14 +18,22 @@ import java.util.Objects;
  * @param tablePollInterval    how often ListTables is asked for tables created or dropped (default 10 s)
  * @param maxBatchTransactions transactions handed to the sink in one call at most (default 500)
  * @param retryBackoffMax      cap of the delay between retries of a transiently failing sink (default 5 s)
+ * @param applyMode            whole upstream transactions across tables, or each table on its own (default
+ *                             {@link ApplyMode#TRANSACTION})
  */
 public record ChangefeedDefinition(String id, TableFilter filter, long startTs, Duration tablePollInterval,
-    int maxBatchTransactions, Duration retryBackoffMax) {
+    int maxBatchTransactions, Duration retryBackoffMax, ApplyMode applyMode) {
 
+  /** How often ListTables is polled for new and dropped tables. */
   public static final Duration DEFAULT_TABLE_POLL_INTERVAL = Duration.ofSeconds(10);
+  /** Transactions applied to the sink in one call at most. */
   public static final int DEFAULT_MAX_BATCH_TRANSACTIONS = 500;
+  /** The longest wait between retries of an unavailable sink. */
   public static final Duration DEFAULT_RETRY_BACKOFF_MAX = Duration.ofSeconds(5);
+  /** Upstream transactions applied whole, across tables. */
+  public static final ApplyMode DEFAULT_APPLY_MODE = ApplyMode.TRANSACTION;
 
+  /** Checks the id (1..255 characters) and the filter. */
   public ChangefeedDefinition {
     if (id == null || id.isBlank() || id.length() > 255) {
       throw new IllegalArgumentException("id must be 1..255 characters, got \"" + id + "\"");
@@ -42,22 +51,33 @@ public record ChangefeedDefinition(String id, TableFilter filter, long startTs, 
     if (retryBackoffMax == null || retryBackoffMax.toMillis() < 1) {
       throw new IllegalArgumentException("retryBackoffMax must be positive, got " + retryBackoffMax);
     }
+    Objects.requireNonNull(applyMode, "applyMode");
   }
 
+  /** A changefeed {@code id} of the tables {@code filter} follows, from {@code startTs}, with the defaults. */
   public static ChangefeedDefinition of(String id, TableFilter filter, long startTs) {
     return new ChangefeedDefinition(id, filter, startTs, DEFAULT_TABLE_POLL_INTERVAL, DEFAULT_MAX_BATCH_TRANSACTIONS,
-        DEFAULT_RETRY_BACKOFF_MAX);
+        DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_APPLY_MODE);
   }
 
+  /** A copy with another ListTables polling interval. */
   public ChangefeedDefinition withTablePollInterval(Duration value) {
-    return new ChangefeedDefinition(id, filter, startTs, value, maxBatchTransactions, retryBackoffMax);
+    return new ChangefeedDefinition(id, filter, startTs, value, maxBatchTransactions, retryBackoffMax, applyMode);
   }
 
+  /** A copy with another batch bound (transactions per sink call). */
   public ChangefeedDefinition withMaxBatchTransactions(int value) {
-    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, value, retryBackoffMax);
+    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, value, retryBackoffMax, applyMode);
   }
 
+  /** A copy with another longest retry backoff. */
   public ChangefeedDefinition withRetryBackoffMax(Duration value) {
-    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, maxBatchTransactions, value);
+    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, maxBatchTransactions, value, applyMode);
+  }
+
+  /** A copy applying in {@code value} mode (whole transactions, or table by table). */
+  public ChangefeedDefinition withApplyMode(ApplyMode value) {
+    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, maxBatchTransactions, retryBackoffMax,
+        value);
   }
 }

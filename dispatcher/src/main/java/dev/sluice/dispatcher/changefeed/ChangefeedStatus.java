@@ -1,27 +1,37 @@
 package dev.sluice.dispatcher.changefeed;
 
 import dev.sluice.dispatcher.Checkpoint;
-import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.SubscriptionState;
 import java.util.List;
+import java.util.Objects;
 
 /**
  * A snapshot of a running changefeed, for status pages and tests.
  *
  * <pre>{@code
  * ChangefeedStatus s = runtime.status();
- * s.tables().forEach(t -> System.out.println(t.table() + " lag " + t.lag()));
+ * s.tables().forEach(t -> System.out.println(t.table() + " " + t.phase() + " lag " + t.lag()));
+ * s.divergences().forEach(d -> System.out.println(d.table() + "." + d.column() + " differs since " + d.sinceTs()));
  * }</pre>
  *
  * @param id           the changefeed id
  * @param state        where the changefeed stands
- * @param checkpointTs the changefeed checkpoint: the minimum over its tables' applied positions
- * @param tables       one entry per followed table
+ * @param checkpointTs the changefeed checkpoint: the minimum over its followed tables' applied positions
+ * @param tables       one entry per table the changefeed knows (followed, held or ended)
  * @param error        why it failed, or null
+ * @param warnings     what may be wrong without stopping it, for a person (a table rule that matches no table)
+ * @param mode         how it applies
+ * @param divergences  columns whose target values differ from the upstream's for a known reason
  */
-public record ChangefeedStatus(String id, State state, long checkpointTs, List<TableStatus> tables, String error) {
+public record ChangefeedStatus(String id, State state, long checkpointTs, List<TableStatus> tables, String error,
+    List<String> warnings, ApplyMode mode, List<Divergence> divergences) {
 
+  /** Copies the lists; the mode is required. */
   public ChangefeedStatus {
     tables = List.copyOf(tables);
+    warnings = List.copyOf(warnings);
+    divergences = List.copyOf(divergences);
+    Objects.requireNonNull(mode, "mode");
   }
 
   /** The life of a changefeed. */
@@ -38,16 +48,42 @@ public record ChangefeedStatus(String id, State state, long checkpointTs, List<T
     STOPPED
   }
 
+  /** Where one table of the changefeed stands. */
+  public enum TablePhase {
+    /** Its dispatcher streams and the sink applies it. */
+    FOLLOWING,
+    /**
+     * Held: the sink cannot apply its changes (a table without a key whose change lacks the old row);
+     * {@link TableStatus#note()} says what to do. The other tables go on; it is followed again from its
+     * next schema change.
+     */
+    NEEDS_KEY,
+    /** Its stream ended: dropped upstream (its DROP applied) or gone from the broker. */
+    ENDED
+  }
+
   /**
    * One table of the changefeed.
    *
    * @param tableId         upstream table id
    * @param table           "schema.table"
-   * @param dispatcherState its dispatcher's state
+   * @param dispatcherState its dispatcher's state (null while it has none)
    * @param checkpoint      the position applied by the sink
    * @param resolvedTs      the highest resolved ts received
    * @param lag             resolved ts minus the applied ts, in commit-ts units (0 when caught up)
+   * @param phase           followed, held or ended
+   * @param note            why it is held or ended, or what of it is missing downstream; null when nothing
    */
-  public record TableStatus(long tableId, String table, DispatcherState dispatcherState, Checkpoint checkpoint,
-      long resolvedTs, long lag) {}
+  public record TableStatus(long tableId, String table, SubscriptionState dispatcherState, Checkpoint checkpoint,
+      long resolvedTs, long lag, TablePhase phase, String note) {}
+
+  /**
+   * Values of a column that differ downstream from the upstream's, and why.
+   *
+   * @param table   "schema.table"
+   * @param column  the column
+   * @param sinceTs the commit ts of the change that made them differ
+   * @param reason  a sentence: what differs and what will make it equal
+   */
+  public record Divergence(String table, String column, long sinceTs, String reason) {}
 }

@@ -1,6 +1,7 @@
 package dev.sluice.dispatcher.changefeed;
 
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.List;
 import java.util.regex.Pattern;
 
@@ -8,7 +9,9 @@ import java.util.regex.Pattern;
  * Which tables a changefeed follows: glob rules on {@code "schema.table"}. A rule without {@code !}
  * includes, a rule with {@code !} excludes; a table is followed when at least one include matches and
  * no exclude does (order does not matter). {@code *} matches any run of characters except the dot,
- * {@code ?} one such character; names are compared as the source spells them (case-sensitive).
+ * {@code ?} one such character; names are compared as the source spells them (case-sensitive). Rules
+ * are globs, not regular expressions: {@code ( ) [ ] { } | ^ \} are refused (a rule such as
+ * {@code demo.(x|y)} would otherwise silently match nothing); every other character is literal.
  *
  * <pre>{@code
  * TableFilter f = TableFilter.of("public.*", "sales.orders", "!public.tmp_*");
@@ -19,6 +22,8 @@ import java.util.regex.Pattern;
 public final class TableFilter {
 
   private static final Pattern RULE = Pattern.compile("!?[^.\\s]+\\.[^.\\s]+");
+  /** Characters of regular expressions that no glob rule means literally. */
+  private static final String REGEX_ONLY = "()[]{}|^\\";
 
   private final List<String> rules;
   private final List<Pattern> includes = new ArrayList<>();
@@ -30,6 +35,14 @@ public final class TableFilter {
       if (rule == null || !RULE.matcher(rule).matches()) {
         throw new IllegalArgumentException("table filter rule must be [!]schema.table with globs * and ?, got \""
             + rule + "\"");
+      }
+      for (char c : rule.toCharArray()) {
+        if (REGEX_ONLY.indexOf(c) >= 0) {
+          throw new IllegalArgumentException("table filter rule \"" + rule + "\" is not a glob: '" + c + "' belongs to"
+              + " regular expressions, which rules are not; a rule is [!]schema.table where * matches any run of"
+              + " characters but '.' and ? one character, every other character literally; list alternatives as"
+              + " rules of their own (demo.x and demo.y, not demo.(x|y))");
+        }
       }
       boolean exclude = rule.startsWith("!");
       (exclude ? excludes : includes).add(glob(exclude ? rule.substring(1) : rule));
@@ -45,10 +58,12 @@ public final class TableFilter {
     return new TableFilter(List.of(rules));
   }
 
+  /** Parses {@code rules}; throws naming the first bad rule. */
   public static TableFilter of(List<String> rules) {
     return new TableFilter(rules);
   }
 
+  /** Whether {@code schema.table} is followed. */
   public boolean matches(String schema, String table) {
     return matches(schema + "." + table);
   }
@@ -59,8 +74,24 @@ public final class TableFilter {
         && excludes.stream().noneMatch(p -> p.matcher(qualifiedName).matches());
   }
 
+  /** The rules as given, includes and {@code !}excludes in order. */
   public List<String> rules() {
     return rules;
+  }
+
+  /**
+   * The rules, as given ({@code !} on excludes), that match none of {@code qualifiedNames}: most likely a
+   * typo, or a table that does not exist yet. In rule order.
+   */
+  public List<String> unmatchedRules(Collection<String> qualifiedNames) {
+    List<String> out = new ArrayList<>();
+    for (String rule : rules) {
+      Pattern p = glob(rule.startsWith("!") ? rule.substring(1) : rule);
+      if (qualifiedNames.stream().noneMatch(n -> p.matcher(n).matches())) {
+        out.add(rule);
+      }
+    }
+    return out;
   }
 
   private static Pattern glob(String glob) {

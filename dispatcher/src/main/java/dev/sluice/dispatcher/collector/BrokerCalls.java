@@ -1,6 +1,13 @@
 package dev.sluice.dispatcher.collector;
 
 import dev.sluice.api.v1.EventServiceGrpcClient;
+import dev.sluice.api.v1.ListTablesRequest;
+import dev.sluice.api.v1.TableInfo;
+import dev.sluice.api.v1.TableList;
+import dev.sluice.api.v1.TableSchemaRequest;
+import dev.sluice.api.v1.TopologyRequest;
+import io.vertx.core.MultiMap;
+import io.vertx.grpc.common.ServiceMethod;
 import dev.sluice.api.v1.Member;
 import dev.sluice.api.v1.MemberState;
 import dev.sluice.api.v1.Topology;
@@ -19,21 +26,92 @@ import java.util.function.Function;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Unary EventService calls (GetTopology, GetTableSchema, ListTables) against one broker, with a deadline. */
+/**
+ * Unary EventService calls (GetTopology, GetTableSchema, ListTables) against one broker, with a deadline
+ * and the client's {@code authorization} metadata.
+ */
 final class BrokerCalls {
 
   private static final Logger LOG = LoggerFactory.getLogger(BrokerCalls.class);
 
   private BrokerCalls() {}
 
-  static <T> Future<T> call(GrpcClient grpc, BrokerAddress address, Duration timeout,
-      Function<EventServiceGrpcClient, Future<T>> call) {
-    return call.apply(EventServiceGrpcClient.create(grpc, SocketAddress.inetSocketAddress(address.port(), address.host())))
+  static <T> Future<T> call(GrpcClient grpc, BrokerAddress address, Duration timeout, String authorization,
+      Function<Calls, Future<T>> call) {
+    return call.apply(new Calls(grpc, SocketAddress.inetSocketAddress(address.port(), address.host()), authorization))
         .timeout(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** The unary RPCs of one broker, each sent with the {@code authorization} metadata when there is a token. */
+  static final class Calls {
+    private final GrpcClient grpc;
+    private final SocketAddress address;
+    private final String authorization;
+
+    Calls(GrpcClient grpc, SocketAddress address, String authorization) {
+      this.grpc = grpc;
+      this.address = address;
+      this.authorization = authorization;
+    }
+
+    Future<Topology> getTopology(TopologyRequest r) {
+      return unary(EventServiceGrpcClient.GetTopology, r);
+    }
+
+    Future<TableInfo> getTableSchema(TableSchemaRequest r) {
+      return unary(EventServiceGrpcClient.GetTableSchema, r);
+    }
+
+    Future<TableList> listTables(ListTablesRequest r) {
+      return unary(EventServiceGrpcClient.ListTables, r);
+    }
+
+    private <Q, R> Future<R> unary(ServiceMethod<R, Q> method, Q request) {
+      return grpc.request(address, method).compose(req -> {
+        authorize(req.headers(), authorization);
+        return req.end(request).compose(v -> req.response().compose(resp -> resp.last().recover(e ->
+            resp.status() != null && resp.status() != GrpcStatus.OK
+                ? Future.failedFuture(new CallFailedException(resp.status(), resp.statusMessage()))
+                : Future.failedFuture(e))));
+      });
+    }
+  }
+
+  /** Sets the {@code authorization} metadata (a bearer token) on an outgoing call; nothing without one. */
+  static void authorize(MultiMap headers, String authorization) {
+    if (authorization != null) {
+      headers.set("authorization", authorization);
+    }
+  }
+
+  /** A call the broker answered with a status other than OK, with the broker's message. */
+  static final class CallFailedException extends RuntimeException {
+    private final GrpcStatus status;
+    private final String detail;
+
+    CallFailedException(GrpcStatus status, String message) {
+      // the status by name: GrpcStatus.toString() is its number
+      super(TroubleText.statusName(status) + (message == null || message.isEmpty() ? "" : ": " + message), null,
+          false, false);
+      this.status = status;
+      this.detail = message == null ? "" : message;
+    }
+
+    GrpcStatus status() {
+      return status;
+    }
+
+    /** The broker's own sentence, or "". */
+    String detail() {
+      return detail;
+    }
   }
 
   /** The gRPC status of a failed call, or null for a transport failure. */
   static GrpcStatus grpcStatus(Throwable err) {
+    if (err instanceof CallFailedException cfe) {
+      return cfe.status();
+    }
     if (err instanceof InvalidStatusException ise) {
       return ise.actualStatus();
     }
@@ -43,18 +121,27 @@ final class BrokerCalls {
     return null;
   }
 
-  /** Addresses of the members a collector may fail over to (every member not marked unreachable). */
-  static List<BrokerAddress> serving(Topology topology) {
-    List<BrokerAddress> out = new ArrayList<>();
-    for (Member m : topology.getMembersList()) {
-      if (m.getState() != MemberState.MEMBER_STATE_UNREACHABLE && !m.getGrpcAddress().isEmpty()) {
-        try {
-          out.add(BrokerAddress.parse(m.getGrpcAddress()));
-        } catch (IllegalArgumentException e) {
-          LOG.atWarn().addKeyValue("member", m.getNodeId()).log("ignoring member address: {}", e.getMessage());
-        }
-      }
+  /** The status message of a failed call (the broker's reason), or the error's own text. */
+  static String statusMessage(Throwable err) {
+    if (err instanceof CallFailedException cfe) {
+      return cfe.detail().isEmpty() ? TroubleText.statusName(cfe.status()) : cfe.detail();
     }
-    return out;
+    if (err instanceof InvalidStatusException ise) {
+      return "answered " + TroubleText.statusName(ise.actualStatus());
+    }
+    return String.valueOf(err.getMessage());
   }
+
+  /** The resolved ts of the answering member (its own entry), or the highest one listed when it has none. */
+  static long resolvedTsOf(Topology topology) {
+    long highest = 0;
+    for (Member m : topology.getMembersList()) {
+      if (m.getNodeId().equals(topology.getThisNodeId())) {
+        return m.getResolvedTs();
+      }
+      highest = Math.max(highest, m.getResolvedTs());
+    }
+    return highest;
+  }
+
 }

@@ -35,10 +35,14 @@ final class BrokerStream {
     return address;
   }
 
-  /** Opens the stream and sends {@code hello}; the future completes once the request is written. */
-  Future<Void> open(GrpcClient client, Hello hello) {
+  /**
+   * Opens the stream with the {@code authorization} metadata (null: none) and sends {@code hello}; the
+   * future completes once the request is written.
+   */
+  Future<Void> open(GrpcClient client, String authorization, Hello hello) {
     return client.request(SocketAddress.inetSocketAddress(address.port(), address.host()), EventServiceGrpcClient.Connect)
         .compose(req -> {
+          BrokerCalls.authorize(req.headers(), authorization);
           if (ended) {
             req.cancel();
             return Future.failedFuture("stream to " + address + " closed while opening");
@@ -53,7 +57,9 @@ final class BrokerStream {
             });
             resp.exceptionHandler(this::end);
             resp.endHandler(v -> end(new StreamEndedException("broker " + address + " ended the stream"
-                + (resp.status() != null ? " with status " + resp.status() + " " + resp.statusMessage() : ""))));
+                + (resp.status() != null ? " with status " + TroubleText.statusName(resp.status())
+                + (resp.statusMessage() == null || resp.statusMessage().isEmpty() ? "" : ": " + resp.statusMessage())
+                : ""))));
           }).onFailure(this::end);
           return req.write(CollectorMessage.newBuilder().setHello(hello).build());
         })

@@ -13,7 +13,6 @@ import dev.sluice.api.v1.DispatcherAction;
 import dev.sluice.api.v1.DispatcherRequest;
 import dev.sluice.api.v1.DispatcherStatus;
 import dev.sluice.api.v1.DispatcherStatusState;
-import dev.sluice.api.v1.EventServiceGrpcClient;
 import dev.sluice.api.v1.Hello;
 import dev.sluice.api.v1.ListTablesRequest;
 import dev.sluice.api.v1.Resolved;
@@ -29,8 +28,6 @@ import dev.sluice.dispatcher.BrokerRefusedException;
 import dev.sluice.dispatcher.ChangeListener;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.ClientConfig;
-import dev.sluice.dispatcher.DispatcherInput;
-import dev.sluice.dispatcher.DispatcherState;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.dispatcher.SubscriptionHandle;
 import dev.sluice.dispatcher.SubscriptionRejectedException;
@@ -49,6 +46,7 @@ import java.util.HashMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -99,6 +97,9 @@ public final class Collector {
   private String brokerId;
   private long incarnation;
   private long lastHeartbeatResponseNanos;
+  private long topologyTimer = -1;
+  /** How often the members' states and servable ranges are read again while a stream is up. */
+  private static final long TOPOLOGY_REFRESH_MS = 5_000;
   private long welcomeTimer = -1;
   private long heartbeatTimer = -1;
   private long creditTimer = -1;
@@ -129,21 +130,33 @@ public final class Collector {
     context.runOnContext(v -> {
       heartbeatTimer = vertx.setPeriodic(config.heartbeatInterval().toMillis(), id -> onHeartbeatTimer());
       creditTimer = vertx.setPeriodic(config.creditInterval().toMillis(), id -> onCreditTimer());
+      topologyTimer = vertx.setPeriodic(TOPOLOGY_REFRESH_MS, id -> {
+        if (stream != null && welcomed) {
+          refreshTopology(stream.address());   // for the next failover's choice
+        }
+      });
       connect();
     });
   }
 
-  /** Adds a dispatcher for {@code subscription}; failures arrive at {@code listener.onError}. */
-  public SubscriptionHandle subscribe(Subscription subscription, ChangeListener listener) {
+  /**
+   * Adds a dispatcher for {@code subscription}; {@code listenerFactory} gets its handle before any call and
+   * returns the listener. Failures arrive at the listener's {@code onError}.
+   */
+  public SubscriptionHandle subscribe(Subscription subscription,
+      Function<SubscriptionHandle, ChangeListener> listenerFactory) {
     DispatcherId id = subscription.dispatcherId() != null ? subscription.dispatcherId() : DispatcherId.random();
-    String changefeedId = subscription.changefeedId() != null ? subscription.changefeedId() : config.collectorId();
+    String creditGroup = subscription.creditGroup() != null ? subscription.creditGroup() : config.collectorId();
     DispatcherSession[] holder = new DispatcherSession[1];
-    DeliveryQueue queue = new DeliveryQueue(id, listener, listenerExecutor, config.dispatcherQueueBytes(),
-        Checkpoint.at(subscription.startTs()),
+    DeliveryQueue queue = new DeliveryQueue(id, listenerExecutor, config.dispatcherQueueBytes(), subscription.start(),
         error -> context.runOnContext(v -> holder[0].onListenerFailed(error)));
-    DispatcherSession session = new DispatcherSession(id, subscription, subscription.span(), changefeedId, queue,
+    DispatcherSession session = new DispatcherSession(id, subscription, subscription.span(), creditGroup, queue,
         config.maxTransactionBytes(), link);
     holder[0] = session;
+    SessionHandle handle = new SessionHandle(session, this, context, config.connectTimeout());
+    ChangeListener listener = Objects.requireNonNull(listenerFactory.apply(handle),
+        "the listener factory returned null");
+    queue.bind(listener);
     context.runOnContext(v -> {
       metrics.added();
       if (sessions.containsKey(id)) {
@@ -152,28 +165,25 @@ public final class Collector {
         drop(session);
         return;
       }
-      if (subscription.span() != null) {
-        activate(session);
-      } else {
-        resolveTable(session, subscription, 0);
-      }
+      prepare(session, subscription, 0);
     });
-    return new SessionHandle(session, this, context);
+    return handle;
   }
 
   /** The TableInfo of {@code table} ("schema.table") at {@code atTs} (0 = latest), from the current broker. */
   public CompletionStage<TableInfo> tableSchema(String table, long atTs) {
-    return unary(c -> c.getTableSchema(TableSchemaRequest.newBuilder().setTableName(table).setAtTs(atTs).build()));
+    return unary("GetTableSchema", c -> c.getTableSchema(TableSchemaRequest.newBuilder().setTableName(table)
+        .setAtTs(atTs).build()));
   }
 
   /** Every table alive at {@code atTs} (0 = the broker's resolved ts), from the current broker. */
   public CompletionStage<TableList> listTables(long atTs) {
-    return unary(c -> c.listTables(ListTablesRequest.newBuilder().setAtTs(atTs).build()));
+    return unary("ListTables", c -> c.listTables(ListTablesRequest.newBuilder().setAtTs(atTs).build()));
   }
 
   /** The cluster members as the current broker sees them. */
   public CompletionStage<Topology> topology() {
-    return unary(c -> c.getTopology(TopologyRequest.getDefaultInstance()));
+    return unary("GetTopology", c -> c.getTopology(TopologyRequest.getDefaultInstance()));
   }
 
   /** The broker the stream is welcomed by, or null while disconnected. */
@@ -196,6 +206,7 @@ public final class Collector {
           .onComplete(ar -> {
             vertx.cancelTimer(heartbeatTimer);
             vertx.cancelTimer(creditTimer);
+            vertx.cancelTimer(topologyTimer);
             vertx.cancelTimer(welcomeTimer);
             if (stream != null) {
               stream.close(new BrokerStream.StreamEndedException("client closed"));
@@ -214,8 +225,9 @@ public final class Collector {
   private GrpcClient newGrpcClient() {
     long maxMessage = Math.max(4L << 20, Math.min(Integer.MAX_VALUE, config.dispatcherQueueBytes()));
     return GrpcClient.client(vertx, new GrpcClientOptions().setMaxMessageSize(maxMessage),
-        new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2).setHttp2ClearTextUpgrade(false)
-            .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis())));
+        ClientTls.apply(config.security(), new HttpClientOptions().setProtocolVersion(HttpVersion.HTTP_2)
+            .setHttp2ClearTextUpgrade(false)
+            .setConnectTimeout((int) Math.min(Integer.MAX_VALUE, config.connectTimeout().toMillis()))));
   }
 
   /**
@@ -245,7 +257,7 @@ public final class Collector {
     changefeedReceivedOnStream.clear();
     LOG.atInfo().addKeyValue("collectorId", config.collectorId()).addKeyValue("broker", address)
         .log("opening Connect stream");
-    s.open(grpc, FeatureNegotiation.hello(config.collectorId()));
+    s.open(grpc, config.security().authorization(), FeatureNegotiation.hello(config.collectorId()));
     welcomeTimer = vertx.setTimer(config.connectTimeout().toMillis(), id -> {
       if (stream == s && !welcomed) {
         closeSilent(s, new TimeoutException("no Welcome from " + address + " within " + config.connectTimeout()));
@@ -266,11 +278,14 @@ public final class Collector {
     metrics.connected(false);
     (closing ? LOG.atInfo() : LOG.atWarn()).addKeyValue("collectorId", config.collectorId())
         .addKeyValue("broker", ended.address()).addKeyValue("welcomed", wasWelcomed)
-        .log("stream ended: {}", String.valueOf(cause));
+        .log("stream ended: {}", TroubleText.describe(cause, ended.address()));
     for (DispatcherSession s : List.copyOf(sessions.values())) {
       if (s.state() == DispatcherState.REMOVED) {
         s.onRemoveDone();
         drop(s);
+      } else if (!closing) {
+        s.onStreamLost(TroubleText.describe(cause, ended.address()),
+            wasWelcomed ? null : ErrorCode.BROKER_UNREACHABLE);
       } else {
         s.onStreamChange(DispatcherInput.DISCONNECTED);
       }
@@ -279,7 +294,7 @@ public final class Collector {
       return;
     }
     long delay = failover.nextDelayMs();
-    failover.advance();
+    failover.advance(resumeTs());
     vertx.setTimer(delay, id -> connect());
   }
 
@@ -320,6 +335,15 @@ public final class Collector {
     }
   }
 
+  /** The lowest checkpoint any dispatcher resumes from (0 when none has one): the next member must keep it. */
+  private long resumeTs() {
+    long min = Long.MAX_VALUE;
+    for (DispatcherSession s : sessions.values()) {
+      min = Math.min(min, s.resumeTs());
+    }
+    return min == Long.MAX_VALUE ? 0 : min;
+  }
+
   private void onWelcome(Welcome w) {
     BrokerStream s = stream;
     if (s == null || welcomed) {
@@ -336,6 +360,9 @@ public final class Collector {
     failover.welcomed();
     lastHeartbeatResponseNanos = System.nanoTime();
     boolean restarted = w.getBrokerId().equals(brokerId) && w.getIncarnation() != incarnation;
+    if (brokerId != null && !restarted && !w.getBrokerId().equals(brokerId)) {
+      metrics.failedOver();
+    }
     if (brokerId != null && !restarted) {
       LOG.atInfo().addKeyValue("collectorId", config.collectorId()).addKeyValue("brokerId", w.getBrokerId())
           .addKeyValue("previousBrokerId", brokerId).log("welcomed");
@@ -374,6 +401,9 @@ public final class Collector {
     }
     LOG.atWarn().addKeyValue("collectorId", config.collectorId()).addKeyValue("broker", s.address())
         .addKeyValue("code", code).addKeyValue("retryable", e.getRetryable()).log("StreamError: {}", e.getDetail());
+    if (code == ErrorCode.DRAINING) {
+      failover.draining(s.address());   // move to another member, whatever the last topology said
+    }
     s.close(new BrokerStream.StreamEndedException("StreamError " + code + ": " + e.getDetail()));
   }
 
@@ -421,6 +451,7 @@ public final class Collector {
   // ---- timers --------------------------------------------------------------------------------
 
   private void onHeartbeatTimer() {
+    failStalled();
     BrokerStream s = stream;
     if (s == null || !welcomed) {
       return;
@@ -469,31 +500,93 @@ public final class Collector {
     }
   }
 
-  private void resolveTable(DispatcherSession session, Subscription sub, int attempt) {
+  /**
+   * What a subscription needs before its REGISTER: its start ts when it starts "from now" (the broker's
+   * resolved ts, from GetTopology), then its span when it names a table. Each step retries transport
+   * failures with backoff until ClientConfig.retryTimeout, shown as RETRYING.
+   */
+  private void prepare(DispatcherSession session, Subscription sub, int attempt) {
     if (session.state() == DispatcherState.REMOVED || closing) {
+      drop(session);
       return;
     }
+    if (sub.startFromNow() && !session.startResolved()) {
+      unaryOnContext(c -> c.getTopology(TopologyRequest.getDefaultInstance()))
+          .onSuccess(t -> {
+            session.resolveStart(Checkpoint.at(BrokerCalls.resolvedTsOf(t)));
+            prepare(session, sub, 0);
+          })
+          .onFailure(err -> retryPrepare(session, sub, attempt, "GetTopology", err));
+    } else if (session.span() == null) {
+      resolveTable(session, sub, session.startTs(), attempt);
+    } else {
+      activate(session);
+    }
+  }
+
+  /**
+   * Looks the table up at the start ts, and, when it did not exist yet, at the latest ts: a table created
+   * after the start ts is subscribed by its id from the start ts, and its CREATE comes first (EVENT-SERVICE.md).
+   */
+  private void resolveTable(DispatcherSession session, Subscription sub, long atTs, int attempt) {
     unaryOnContext(c -> c.getTableSchema(TableSchemaRequest.newBuilder().setTableName(sub.tableName())
-        .setAtTs(sub.startTs()).build()))
+        .setAtTs(atTs).build()))
         .onSuccess(info -> {
           session.resolveSpan(TableSpan.wholeTable(info.getTableId()));
-          activate(session);
+          prepare(session, sub, 0);
         })
         .onFailure(err -> {
           GrpcStatus status = BrokerCalls.grpcStatus(err);
-          if (status == GrpcStatus.NOT_FOUND || status == GrpcStatus.FAILED_PRECONDITION
+          if (status == GrpcStatus.NOT_FOUND && atTs != 0) {
+            resolveTable(session, sub, 0, attempt);   // created after the start ts, or never: ask the latest
+          } else if (status == GrpcStatus.PERMISSION_DENIED || status == GrpcStatus.UNAUTHENTICATED) {
+            // the broker's own sentence says which principal, table pattern or credential is missing
+            session.failBeforeRegister(new SubscriptionRejectedException(status == GrpcStatus.PERMISSION_DENIED
+                ? ErrorCode.PERMISSION_DENIED : ErrorCode.UNAUTHENTICATED, session.id(), sub.target(), sub.startTs(),
+                "GetTableSchema answered " + TroubleText.statusName(status) + ": " + BrokerCalls.statusMessage(err)));
+            drop(session);
+          } else if (status == GrpcStatus.NOT_FOUND || status == GrpcStatus.FAILED_PRECONDITION
               || status == GrpcStatus.INVALID_ARGUMENT) {
+            String why = switch (status) {
+              case FAILED_PRECONDITION -> "table " + sub.tableName() + " was dropped at or before ts " + session.startTs();
+              case INVALID_ARGUMENT -> "the broker refused the table name \"" + sub.tableName() + "\"; give schema.table";
+              default -> "table " + sub.tableName() + " is unknown to the broker at ts " + session.startTs()
+                  + " and now; check the name (schema.table, case-sensitive, as SluiceClient.listTables lists them)";
+            };
             session.failBeforeRegister(new SubscriptionRejectedException(
                 status == GrpcStatus.FAILED_PRECONDITION ? ErrorCode.TABLE_DROPPED : ErrorCode.UNKNOWN_TABLE,
-                session.id(), sub.target(), sub.startTs(), "GetTableSchema answered " + status
-                + "; check the table name and that it exists at the start ts"));
+                session.id(), sub.target(), session.startTs(), why + " (GetTableSchema: " + status.name() + ")"));
             drop(session);
           } else {
-            LOG.atInfo().addKeyValue("dispatcherId", session.id()).addKeyValue("table", sub.tableName())
-                .log("GetTableSchema failed ({}); retrying", String.valueOf(err));
-            vertx.setTimer(failover.delayMs(attempt), id -> resolveTable(session, sub, attempt + 1));
+            retryPrepare(session, sub, attempt, "GetTableSchema", err);
           }
         });
+  }
+
+  private void retryPrepare(DispatcherSession session, Subscription sub, int attempt, String call, Throwable err) {
+    BrokerAddress address = stream != null ? stream.address() : failover.current();
+    GrpcStatus status = BrokerCalls.grpcStatus(err);
+    String why = TroubleText.describe(err, address) + " (" + call + ")";
+    session.noteTrouble(why, status == null ? ErrorCode.BROKER_UNREACHABLE : ErrorCode.SCHEMA_UNAVAILABLE);
+    long triedNanos = System.nanoTime() - session.troubleSinceNanos();
+    if (triedNanos > config.retryTimeout().toNanos()) {
+      session.failStalled(java.time.Duration.ofNanos(triedNanos));
+      drop(session);
+      return;
+    }
+    LOG.atInfo().addKeyValue("dispatcherId", session.id()).addKeyValue("target", sub.target())
+        .log("{} failed; retrying: {}", call, why);
+    vertx.setTimer(failover.delayMs(attempt), id -> prepare(session, sub, attempt + 1));
+  }
+
+  /** Fails every subscription that has not streamed for longer than ClientConfig.retryTimeout. */
+  private void failStalled() {
+    long now = System.nanoTime();
+    for (DispatcherSession s : List.copyOf(sessions.values())) {
+      if (s.failIfStalled(now, config.retryTimeout()) && s.closed.isDone()) {
+        drop(s);
+      }
+    }
   }
 
   private SluiceException missingFeature(DispatcherSession d) {
@@ -518,20 +611,33 @@ public final class Collector {
 
   // ---- unary calls ---------------------------------------------------------------------------
 
-  private <T> CompletionStage<T> unary(Function<EventServiceGrpcClient, Future<T>> call) {
+  /** A call for a user: its failure is a SluiceException (CallErrors), never a transport class. */
+  private <T> CompletionStage<T> unary(String name, Function<BrokerCalls.Calls, Future<T>> call) {
     Promise<T> promise = Promise.promise();
-    context.runOnContext(v -> unaryOnContext(call).onComplete(promise));
+    context.runOnContext(v -> {
+      BrokerAddress address = stream != null ? stream.address() : failover.current();
+      unaryOnContext(call).onComplete(ar -> {
+        if (ar.succeeded()) {
+          promise.complete(ar.result());
+        } else {
+          promise.fail(CallErrors.of(name, ar.cause(), address));
+        }
+      });
+    });
     return promise.future().toCompletionStage();
   }
 
-  private <T> Future<T> unaryOnContext(Function<EventServiceGrpcClient, Future<T>> call) {
-    return BrokerCalls.call(grpc, stream != null ? stream.address() : failover.current(), config.connectTimeout(), call);
+  private <T> Future<T> unaryOnContext(Function<BrokerCalls.Calls, Future<T>> call) {
+    return BrokerCalls.call(grpc, stream != null ? stream.address() : failover.current(), config.connectTimeout(),
+        config.security().authorization(), call);
   }
 
   private void refreshTopology(BrokerAddress address) {
-    BrokerCalls.call(grpc, address, config.connectTimeout(), c -> c.getTopology(TopologyRequest.getDefaultInstance()))
-        .onSuccess(t -> failover.learn(BrokerCalls.serving(t)))
-        .onFailure(err -> LOG.atInfo().addKeyValue("broker", address).log("GetTopology failed: {}", String.valueOf(err)));
+    BrokerCalls.call(grpc, address, config.connectTimeout(), config.security().authorization(),
+            c -> c.getTopology(TopologyRequest.getDefaultInstance()))
+        .onSuccess(failover::learn)
+        .onFailure(err -> LOG.atInfo().addKeyValue("broker", address)
+            .log("GetTopology failed: {}", TroubleText.describe(err, address)));
   }
 
   /** Members known for failover (configured and learned from GetTopology). */

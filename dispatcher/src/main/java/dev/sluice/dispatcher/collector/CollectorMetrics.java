@@ -1,6 +1,5 @@
 package dev.sluice.dispatcher.collector;
 
-import dev.sluice.dispatcher.DispatcherState;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -25,6 +24,7 @@ final class CollectorMetrics {
   private final Map<DispatcherState, AtomicLong> states = new EnumMap<>(DispatcherState.class);
   private final Map<String, Counter> counters = new ConcurrentHashMap<>();
   private final Counter reconnects;
+  private final Counter failovers;
   private final AtomicLong connected = new AtomicLong();
 
   /** {@code sessions} gives a snapshot of the collector's dispatchers for the gauges (safe from any thread). */
@@ -43,6 +43,9 @@ final class CollectorMetrics {
         .baseUnit("bytes").description("bytes held for listeners, counted against their credit").register(registry);
     Gauge.builder("sluice.collector.connected", connected, AtomicLong::get).tag("collector", collectorId)
         .description("1 while a stream is welcomed").register(registry);
+    failovers = Counter.builder("sluice.collector.failovers").tag("collector", collectorId)
+        .description("streams welcomed by another broker than the previous one (a move to another member)")
+        .register(registry);
     reconnects = Counter.builder("sluice.collector.reconnects").tag("collector", collectorId)
         .description("streams opened after the first").register(registry);
   }
@@ -87,6 +90,11 @@ final class CollectorMetrics {
 
   void reconnected() {
     reconnects.increment();
+  }
+
+  /** Welcomed by another broker than the last one: a failover to another member. */
+  void failedOver() {
+    failovers.increment();
   }
 
   void connected(boolean up) {

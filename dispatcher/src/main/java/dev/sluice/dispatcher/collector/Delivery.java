@@ -3,6 +3,8 @@ package dev.sluice.dispatcher.collector;
 import dev.sluice.dispatcher.ChangeListener;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.DdlChange;
+import dev.sluice.dispatcher.SnapshotOutcome;
+import dev.sluice.dispatcher.StateChange;
 import dev.sluice.dispatcher.Transaction;
 
 /** One item of a {@link DeliveryQueue}: what to call on the listener, its bytes, and the position it reaches. */
@@ -37,9 +39,18 @@ abstract class Delivery {
   static Delivery ddl(DdlChange ddl, long bytes) {
     return new Delivery(bytes) {
       @Override long ts() { return ddl.commitTs(); }
-      // DML of the same transaction may follow the DDL, so the DDL alone does not complete its ts
-      @Override Checkpoint position() { return Checkpoint.at(ddl.commitTs() - 1); }
+      // rows of the same transaction may follow the DDL: its position is inside the transaction
+      @Override Checkpoint position() { return ddl.position(); }
       @Override void deliverTo(ChangeListener listener) { listener.onDdl(ddl); }
+    };
+  }
+
+  /** The end of the snapshot, at {@code position} (it moves nothing). */
+  static Delivery snapshotDone(SnapshotOutcome outcome, Checkpoint position) {
+    return new Delivery(0) {
+      @Override long ts() { return position.ts(); }
+      @Override Checkpoint position() { return position; }
+      @Override void deliverTo(ChangeListener listener) { listener.onSnapshotComplete(outcome); }
     };
   }
 
@@ -48,6 +59,15 @@ abstract class Delivery {
       @Override long ts() { return ts; }
       @Override Checkpoint position() { return Checkpoint.at(ts); }
       @Override void deliverTo(ChangeListener listener) { listener.onSyncPoint(ts); }
+    };
+  }
+
+  /** A state change of the subscription: moves no position. */
+  static Delivery stateChange(StateChange change) {
+    return new Delivery(0) {
+      @Override long ts() { return 0; }
+      @Override Checkpoint position() { return Checkpoint.at(0); }
+      @Override void deliverTo(ChangeListener listener) { listener.onStateChange(change); }
     };
   }
 

@@ -5,6 +5,7 @@ import dev.sluice.api.error.SluiceException;
 import dev.sluice.dispatcher.ChangeListener;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.ListenerFailedException;
+import dev.sluice.dispatcher.StateChange;
 import java.util.ArrayDeque;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicReference;
@@ -27,7 +28,7 @@ final class DeliveryQueue {
   private static final Logger LOG = LoggerFactory.getLogger(DeliveryQueue.class);
 
   private final DispatcherId dispatcherId;
-  private final ChangeListener listener;
+  private volatile ChangeListener listener;   // set once by bind(), before or after the first offer
   private final Executor executor;
   private final long capacityBytes;
   private final Consumer<SluiceException> onListenerFailure;
@@ -38,21 +39,33 @@ final class DeliveryQueue {
   private boolean acceptsData = true;
   private boolean errorSent;
   private SluiceException finalError;
+  private StateChange finalChange;
 
   private volatile Checkpoint delivered;
   private volatile long deliveredTs;
   private final AtomicReference<Checkpoint> acknowledged;
 
-  DeliveryQueue(DispatcherId dispatcherId, ChangeListener listener, Executor executor, long capacityBytes,
-      Checkpoint start, Consumer<SluiceException> onListenerFailure) {
+  DeliveryQueue(DispatcherId dispatcherId, Executor executor, long capacityBytes, Checkpoint start,
+      Consumer<SluiceException> onListenerFailure) {
     this.dispatcherId = dispatcherId;
-    this.listener = listener;
     this.executor = executor;
     this.capacityBytes = capacityBytes;
     this.onListenerFailure = onListenerFailure;
     this.delivered = start;
     this.deliveredTs = start.ts();
     this.acknowledged = new AtomicReference<>(start);
+  }
+
+  /** Sets the listener; what was queued before is delivered to it now. */
+  void bind(ChangeListener target) {
+    synchronized (this) {
+      listener = target;
+      if (draining || (items.isEmpty() && finalError == null)) {
+        return;
+      }
+      draining = true;
+    }
+    executor.execute(this::drain);
   }
 
   /** Queues an item for the listener. */
@@ -68,7 +81,7 @@ final class DeliveryQueue {
       }
       items.addLast(d);
       queuedBytes += d.bytes();
-      if (draining) {
+      if (draining || listener == null) {
         return;
       }
       draining = true;
@@ -76,8 +89,11 @@ final class DeliveryQueue {
     executor.execute(this::drain);
   }
 
-  /** Ends delivery with {@code error}: pending items are dropped and {@code onError} is the last call. */
-  void fail(SluiceException error) {
+  /**
+   * Ends delivery with {@code error}: pending items are dropped, {@code onStateChange(change)} (FAILED) and then
+   * {@code onError} are the last calls.
+   */
+  void fail(SluiceException error, StateChange change) {
     synchronized (this) {
       if (errorSent) {
         return;
@@ -87,7 +103,8 @@ final class DeliveryQueue {
       items.clear();
       queuedBytes = 0;
       finalError = error;
-      if (draining) {
+      finalChange = change;
+      if (draining || listener == null) {
         return;
       }
       draining = true;
@@ -130,6 +147,15 @@ final class DeliveryQueue {
     return acknowledged.get();
   }
 
+  /** Moves the start position before anything was delivered (a start "from now" resolved late). */
+  void restartAt(Checkpoint start) {
+    synchronized (this) {
+      delivered = start;
+      deliveredTs = start.ts();
+    }
+    acknowledged.set(start);
+  }
+
   void acknowledge(Checkpoint checkpoint) {
     Checkpoint reached = delivered;
     if (checkpoint.compareTo(reached) > 0) {
@@ -155,6 +181,18 @@ final class DeliveryQueue {
         }
       }
       if (next == null) {
+        StateChange change;
+        synchronized (this) {
+          change = finalChange;
+          finalChange = null;
+        }
+        try {
+          if (change != null) {
+            listener.onStateChange(change);
+          }
+        } catch (RuntimeException e) {
+          LOG.atWarn().addKeyValue("dispatcherId", dispatcherId).setCause(e).log("listener.onStateChange threw");
+        }
         try {
           listener.onError(error);
         } catch (RuntimeException e) {

@@ -22,14 +22,16 @@ import dev.sluice.api.v1.SyncPointConfig;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.DdlChange;
-import dev.sluice.dispatcher.DispatcherEffect;
-import dev.sluice.dispatcher.DispatcherInput;
-import dev.sluice.dispatcher.DispatcherState;
-import dev.sluice.dispatcher.DispatcherTransitions;
+import dev.sluice.dispatcher.SnapshotCursor;
+import dev.sluice.dispatcher.SnapshotOutcome;
+import dev.sluice.dispatcher.StateChange;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.dispatcher.SubscriptionRejectedException;
+import dev.sluice.dispatcher.SubscriptionStalledException;
+import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SubscriptionStats;
-import dev.sluice.dispatcher.Transition;
+import java.time.Duration;
+import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -89,7 +91,9 @@ final class DispatcherSession {
   private int nextFragmentIndex;
   private TableInfo tableInfo = TableInfo.getDefaultInstance();
   private Checkpoint queuedPosition;
+  /** Place of the last DDL queued for the listener: (ts, row seq); the start ts covers all of its ts. */
   private long lastDdlQueuedTs;
+  private long lastDdlQueuedRowSeq = Long.MAX_VALUE;
   private volatile long resolvedTs;
   private long lastResolvedQueued;
   private long receivedBytesEpoch;
@@ -104,6 +108,25 @@ final class DispatcherSession {
   private boolean registeredBefore;
   private boolean dropped;
   private String nextResetReason = "start";
+  // the public view: what onStateChange last said, and the trouble being retried
+  private volatile StateChange status;
+  private Checkpoint startPosition;
+  private boolean startResolved;
+  private boolean streamedOnce;
+  private String troubleReason;
+  private ErrorCode troubleCode;
+  private long troubleSinceNanos;   // when it last stopped streaming (or was subscribed); -1 while streaming
+  /**
+   * Where the snapshot continues: the cursor of the last chunk queued for the listener (the start at first);
+   * null when the subscription asked for none, or its snapshot ended. Every REGISTER and RESET asks for it
+   * unless paused.
+   */
+  private volatile SnapshotCursor snapshotCursor;
+  private volatile boolean snapshotPaused;
+  /** What the RESET in flight (or the epoch's) asked for; null: no snapshot. */
+  private SnapshotCursor sentSnapshot;
+  /** A user's change came while a reset was in flight: a new epoch follows its handshake. */
+  private boolean resetWanted;
 
   DispatcherSession(DispatcherId id, Subscription subscription, TableSpan span, String changefeedId,
       DeliveryQueue queue, long maxTransactionBytes, Link link) {
@@ -114,9 +137,129 @@ final class DispatcherSession {
     this.queue = queue;
     this.assembler = new TxnAssembler(maxTransactionBytes);
     this.link = link;
-    this.queuedPosition = Checkpoint.at(subscription.startTs());
+    this.startPosition = subscription.start();
+    this.startResolved = !subscription.startFromNow();
+    this.queuedPosition = subscription.start();
     this.lastDdlQueuedTs = subscription.startTs();
     this.lastResolvedQueued = subscription.startTs();
+    this.snapshotCursor = subscription.snapshot();
+    this.troubleSinceNanos = System.nanoTime();
+    publish(SubscriptionState.CONNECTING, subscription.startFromNow() ? "subscribed from the broker's present"
+        : "subscribed from " + subscription.start(), null);
+  }
+
+  /** The span, or null while a table name is being resolved. */
+  TableSpan span() {
+    return span;
+  }
+
+  /** Whether the start position is known (always, unless "from now" is still being resolved). */
+  boolean startResolved() {
+    return startResolved;
+  }
+
+  /** The start ts (0 while "from now" is being resolved). */
+  long startTs() {
+    return startPosition.ts();
+  }
+
+  /** Sets the start position once "from now" was resolved (before the first REGISTER). */
+  void resolveStart(Checkpoint start) {
+    startResolved = true;
+    startPosition = start;
+    queuedPosition = start;
+    lastDdlQueuedTs = start.ts();
+    lastResolvedQueued = start.ts();
+    queue.restartAt(start);
+  }
+
+  /** The latest public state change. */
+  StateChange status() {
+    return status;
+  }
+
+  /** The public state. */
+  SubscriptionState publicState() {
+    return status.state();
+  }
+
+  /**
+   * Records trouble being retried that needs no transition (the broker cannot be reached, a lookup failed):
+   * shown as RETRYING with {@code reason} unless the subscription streams or has ended.
+   */
+  void noteTrouble(String reason, ErrorCode code) {
+    if (state == DispatcherState.STREAMING || state == DispatcherState.REMOVED) {
+      return;
+    }
+    troubleReason = reason;
+    troubleCode = code;
+    publish(SubscriptionState.RETRYING, reason, code);
+  }
+
+  /**
+   * Fails the subscription when it has not streamed for longer than {@code timeout} (ClientConfig.retryTimeout):
+   * the broker stayed unreachable, or kept refusing it transiently.
+   *
+   * @return whether it failed now
+   */
+  boolean failIfStalled(long nowNanos, Duration timeout) {
+    if (state == DispatcherState.STREAMING || state == DispatcherState.REMOVED || troubleSinceNanos < 0
+        || nowNanos - troubleSinceNanos <= timeout.toNanos()) {
+      return false;
+    }
+    failStalled(Duration.ofNanos(nowNanos - troubleSinceNanos));
+    return true;
+  }
+
+  /** Fails with a {@link SubscriptionStalledException} after {@code triedFor} without streaming. */
+  void failStalled(Duration triedFor) {
+    ErrorCode code = troubleCode != null && troubleCode.kind() == ErrorCode.Kind.TRANSIENT ? troubleCode
+        : ErrorCode.BROKER_UNREACHABLE;
+    String reason = troubleReason != null ? troubleReason : "no broker started the stream (still "
+        + state.name().toLowerCase() + ")";
+    SluiceException error = new SubscriptionStalledException(code, id, subscription.target(), queue.acknowledged(),
+        triedFor, reason);
+    if (registeredBefore || state != DispatcherState.REGISTERING) {
+      pendingError = error;
+      fire(DispatcherInput.LISTENER_FAILED, "retry_timeout", null);
+    } else {
+      failBeforeRegister(error);
+    }
+  }
+
+  /** How long ago the subscription last streamed (or was subscribed), or -1 while it streams. */
+  long troubleSinceNanos() {
+    return troubleSinceNanos;
+  }
+
+  private void publish(SubscriptionState next, String reason, ErrorCode code) {
+    StateChange last = status;
+    if (last != null && last.state() == next && last.reason().equals(reason)) {
+      return;
+    }
+    StateChange change = new StateChange(next, reason, code, Instant.now());
+    status = change;
+    (next == SubscriptionState.RETRYING || next == SubscriptionState.FAILED ? LOG.atWarn() : LOG.atInfo())
+        .addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
+        .addKeyValue("target", subscription.target()).addKeyValue("state", next)
+        .addKeyValue("code", code).log("subscription {}: {}", next, reason);
+    if (next != SubscriptionState.FAILED && next != SubscriptionState.CLOSED) {
+      queue.offer(Delivery.stateChange(change));
+    }
+  }
+
+  /** The trouble an input stands for, or null when it is none (a step on the normal path). */
+  private static String troubleOf(DispatcherInput input, String reason, Transition t) {
+    if (t.next() == DispatcherState.REMOVED || t.next() == DispatcherState.STREAMING) {
+      return null;
+    }
+    return switch (input) {
+      case BROKER_RESTARTED -> "the broker restarted and lost its dispatchers; registering again";
+      case ACK_NOT_FOUND, HEARTBEAT_REMOVED -> "the broker no longer knows this dispatcher; registering again";
+      case ACK_STALE -> "the broker holds a newer epoch; resetting with a higher one";
+      case SEQUENCE_VIOLATION, EVENTS, RESOLVED -> "resetting after a broken sequence (" + reason + ")";
+      default -> null;
+    };
   }
 
   DispatcherId id() {
@@ -158,7 +301,7 @@ final class DispatcherSession {
   }
 
   SubscriptionStats stats() {
-    return new SubscriptionStats(state, epoch, queue.acknowledged(), queue.deliveredTs(), resolvedTs,
+    return new SubscriptionStats(status.state(), epoch, queue.acknowledged(), queue.deliveredTs(), resolvedTs,
         queue.queuedBytes(), eventsReceived, bytesReceived, resets);
   }
 
@@ -166,6 +309,16 @@ final class DispatcherSession {
 
   void onStreamChange(DispatcherInput input) {
     fire(input, input.name().toLowerCase(), null);
+  }
+
+  /** The stream ended because of {@code trouble} (a sentence naming the broker). */
+  void onStreamLost(String trouble, ErrorCode code) {
+    if (state != DispatcherState.REMOVED) {
+      troubleReason = trouble;
+      troubleCode = code;
+    }
+    fire(DispatcherInput.DISCONNECTED, "disconnected", null);
+    noteTrouble(trouble, code);
   }
 
   void onProceed(long generation) {
@@ -214,6 +367,8 @@ final class DispatcherSession {
         if (code.kind() == ErrorCode.Kind.TRANSIENT) {
           LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("code", code).addKeyValue("reason", ack.getReason())
               .log("request rejected transiently; retrying with backoff");
+          troubleReason = code + ": " + (ack.getReason().isEmpty() ? "(no reason given)" : ack.getReason());
+          troubleCode = code;
           fire(DispatcherInput.ACK_RETRYABLE, "retryable", null);
         } else {
           pendingError = new SubscriptionRejectedException(code.kind() == ErrorCode.Kind.REJECTED ? code
@@ -249,8 +404,18 @@ final class DispatcherSession {
       lastSeq = 1;
       tableInfo = h.getTableInfo();
       retryAttempt = 0;
+      streamedOnce = true;
+      troubleReason = null;
+      troubleCode = null;
+      troubleSinceNanos = -1;
       streaming.complete(null);
     });
+    if (resetWanted && state == DispatcherState.STREAMING) {
+      resetWanted = false;
+      if (!java.util.Objects.equals(sentSnapshot, wantedSnapshot())) {
+        fire(DispatcherInput.RESET_REQUESTED, "snapshot_changed", null);
+      }
+    }
   }
 
   void onEvents(EventBatch batch) {
@@ -261,7 +426,7 @@ final class DispatcherSession {
     String violation = batch.getEpoch() > epoch ? "future_epoch"
         : state == DispatcherState.RESETTING ? "missing_handshake"
         : ReceiverRules.firstViolation(batch, lastSeq, assembler.openCommitTs(), nextFragmentIndex, lastEventTs,
-            lastDmlTs, resumeCommitTs);
+            lastDmlTs, resumeCommitTs, link.hasFeature(ProtocolInfo.FEATURE_DDL_IN_TXN));
     if (violation != null) {
       fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
       return;
@@ -303,7 +468,70 @@ final class DispatcherSession {
     }
   }
 
+  // ---- the snapshot (user actions, on the collector's context) ---------------------------------
+
+  /** Where the snapshot would continue, or null when none is wanted. */
+  SnapshotCursor snapshotCursor() {
+    return snapshotCursor;
+  }
+
+  boolean snapshotPaused() {
+    return snapshotPaused;
+  }
+
+  /** Stops reading the snapshot; its position is kept for {@link #resumeSnapshot}. */
+  void pauseSnapshot() {
+    if (snapshotCursor != null && !snapshotPaused) {
+      snapshotPaused = true;
+      requestReset("snapshot_paused");
+    }
+  }
+
+  void resumeSnapshot() {
+    if (snapshotCursor != null && snapshotPaused) {
+      snapshotPaused = false;
+      requestReset("snapshot_resumed");
+    }
+  }
+
+  /** Ends the snapshot; the listener hears CANCELLED in stream order (READ rows already on their way still come). */
+  void cancelSnapshot() {
+    if (snapshotCursor == null) {
+      return;
+    }
+    snapshotCursor = null;
+    snapshotPaused = false;
+    queue.offer(Delivery.snapshotDone(new SnapshotOutcome(SnapshotOutcome.Status.CANCELLED,
+        "cancelled by the subscriber", 0, 0), queuedPosition));
+    requestReset("snapshot_cancelled");
+  }
+
+  /** Reads the span's rows again from {@code from}, merged into the changes (a re-snapshot). */
+  void snapshot(SnapshotCursor from) {
+    snapshotCursor = from;
+    snapshotPaused = false;
+    requestReset("snapshot_requested");
+  }
+
+  private SnapshotCursor wantedSnapshot() {
+    return snapshotPaused ? null : snapshotCursor;
+  }
+
+  /** A new epoch that carries the current snapshot wish: now when streaming, after the handshake when resetting. */
+  private void requestReset(String reason) {
+    if (state == DispatcherState.STREAMING) {
+      fire(DispatcherInput.RESET_REQUESTED, reason, null);
+    } else if (state == DispatcherState.RESETTING) {
+      resetWanted = true;
+    }
+  }
+
   // ---- reports -------------------------------------------------------------------------------
+
+  /** Where this dispatcher resumes after a reconnect: its acknowledged checkpoint. */
+  long resumeTs() {
+    return queue.acknowledged().ts();
+  }
 
   /** This dispatcher's heartbeat; the checkpoint is clamped to what the current epoch delivered. */
   DispatcherHeartbeat heartbeat() {
@@ -336,8 +564,16 @@ final class DispatcherSession {
       return;
     }
     state = t.next();
+    String trouble = troubleOf(input, reason, t);
+    if (trouble != null) {
+      troubleReason = trouble;
+      troubleCode = null;
+    }
+    if (from == DispatcherState.STREAMING && t.next() != DispatcherState.STREAMING) {
+      troubleSinceNanos = System.nanoTime();
+    }
     if (from != t.next()) {
-      LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
+      LOG.atDebug().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
           .addKeyValue("from", from).addKeyValue("to", t.next()).addKeyValue("input", input)
           .addKeyValue("reason", reason).addKeyValue("epoch", epoch).log("dispatcher transition");
       link.metrics().stateChanged(from, t.next());
@@ -357,6 +593,7 @@ final class DispatcherSession {
         case NOTIFY_ERROR -> notifyError();
       }
     }
+    publishAfter(from, t);
     if (t.next() == DispatcherState.REMOVED) {
       if (!t.effects().contains(DispatcherEffect.NOTIFY_ERROR)) {
         queue.stop();
@@ -365,6 +602,29 @@ final class DispatcherSession {
           : new IllegalStateException("dispatcher " + id + " was removed before it streamed"));
       if (!t.effects().contains(DispatcherEffect.SEND_REMOVE)) {
         closed.complete(null);
+      }
+    }
+  }
+
+  /** What the transition means for the public state. */
+  private void publishAfter(DispatcherState from, Transition t) {
+    switch (t.next()) {
+      case STREAMING -> {
+        if (from != DispatcherState.STREAMING) {
+          publish(SubscriptionState.STREAMING, "streaming epoch " + epoch + " from " + queue.acknowledged(), null);
+        }
+      }
+      case REMOVED -> {
+        if (!t.effects().contains(DispatcherEffect.NOTIFY_ERROR)) {
+          publish(SubscriptionState.CLOSED, "closed", null);
+        }
+      }
+      default -> {
+        if (troubleReason != null) {
+          publish(SubscriptionState.RETRYING, troubleReason, troubleCode);
+        } else if (!streamedOnce) {
+          publish(SubscriptionState.CONNECTING, status.reason(), null);
+        }
       }
     }
   }
@@ -399,6 +659,7 @@ final class DispatcherSession {
     resumeCommitTs = from.hasCursor() ? from.cursorCommitTs() : 0;
     outstandingAction = DispatcherAction.DISPATCHER_ACTION_RESET;
     outstandingEpoch = epoch;
+    sentSnapshot = wantedSnapshot();
     resets++;
     link.metrics().reset(changefeedId, reason);
     LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("epoch", epoch).addKeyValue("startTs", from.ts())
@@ -434,9 +695,12 @@ final class DispatcherSession {
   private void notifyError() {
     SluiceException error = pendingError != null ? pendingError
         : SluiceException.of(ErrorCode.INTERNAL, "dispatcher " + id + " failed");
+    StateChange change = new StateChange(SubscriptionState.FAILED, error.getMessage(), error.code(), Instant.now());
+    status = change;
     LOG.atWarn().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
-        .addKeyValue("code", error.code()).log(error.getMessage());
-    queue.fail(error);
+        .addKeyValue("target", subscription.target()).addKeyValue("state", SubscriptionState.FAILED)
+        .addKeyValue("code", error.code()).log("subscription FAILED: {}", error.getMessage());
+    queue.fail(error, change);
   }
 
   private DispatcherRequest request(DispatcherAction action, long requestEpoch, long startTs, ResumeCursor cursor) {
@@ -451,7 +715,11 @@ final class DispatcherSession {
     }
     if (subscription.syncPointInterval() != null) {
       b.setSyncPoint(SyncPointConfig.newBuilder()
-          .setIntervalS((int) subscription.syncPointInterval().toSeconds()).setFirstTs(subscription.startTs()));
+          .setIntervalS((int) subscription.syncPointInterval().toSeconds()).setFirstTs(startPosition.ts()));
+    }
+    SnapshotCursor snapshot = wantedSnapshot();
+    if (snapshot != null && action != DispatcherAction.DISPATCHER_ACTION_REMOVE) {
+      b.setSnapshot(snapshot.toProto());   // REGISTER asks (and has it checked), the RESET runs it from there
     }
     return b.build();
   }
@@ -481,18 +749,33 @@ final class DispatcherSession {
           for (TxnAssembler.Part part : assembler.add(d, tableInfo, queuedPosition)) {
             queuedPosition = queuedPosition.max(part.transaction().checkpoint());
             queue.offer(Delivery.transaction(part.transaction(), part.bytes()));
+            if (part.transaction().snapshot() != null && snapshotCursor != null) {
+              snapshotCursor = part.transaction().snapshot().next();   // a later epoch continues after it
+            }
           }
         }
         case DDL -> {
           var ddl = e.getDdl();
           lastEventTs = ddl.getCommitTs();
           epochHighTs = Math.max(epochHighTs, ddl.getCommitTs());
+          if (assembler.openCommitTs() == ddl.getCommitTs()) {
+            // inside its transaction: the rows before it go first, as their own part
+            for (TxnAssembler.Part part : assembler.partBeforeDdl()) {
+              queuedPosition = queuedPosition.max(part.transaction().checkpoint());
+              queue.offer(Delivery.transaction(part.transaction(), part.bytes()));
+            }
+          }
           TableInfo before = tableInfo;
           tableInfo = ddl.getTableInfoAfter();
-          if (ddl.getCommitTs() > lastDdlQueuedTs) {
+          DdlChange change = new DdlChange(ddl.getCommitTs(), ddl.getDdlType(), ddl.getQuery(), ddl.getDialect(),
+              before, ddl.getTableInfoAfter(), ddl.getRowSeq(), ddl.getVolatileDefaultColumnsList());
+          boolean later = ddl.getCommitTs() > lastDdlQueuedTs
+              || (ddl.getCommitTs() == lastDdlQueuedTs && ddl.getRowSeq() > lastDdlQueuedRowSeq);
+          if (later && !queuedPosition.covers(ddl.getCommitTs(), ddl.getRowSeq())) {
             lastDdlQueuedTs = ddl.getCommitTs();
-            queue.offer(Delivery.ddl(new DdlChange(ddl.getCommitTs(), ddl.getDdlType(), ddl.getQuery(),
-                ddl.getDialect(), before, ddl.getTableInfoAfter()), bytes));
+            lastDdlQueuedRowSeq = ddl.getRowSeq();
+            queuedPosition = queuedPosition.max(change.position());
+            queue.offer(Delivery.ddl(change, bytes));
           }
         }
         case SYNC_POINT -> {
@@ -502,6 +785,16 @@ final class DispatcherSession {
           if (ts > queuedPosition.ts()) {
             queue.offer(Delivery.syncPoint(ts));
           }
+        }
+        case SNAPSHOT_DONE -> {
+          SnapshotOutcome outcome = SnapshotOutcome.fromProto(e.getSnapshotDone());
+          if (snapshotCursor != null) {
+            snapshotCursor = null;   // ended: no later epoch asks for it again
+            queue.offer(Delivery.snapshotDone(outcome, queuedPosition));
+          }
+          LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
+              .addKeyValue("status", outcome.status()).addKeyValue("rows", outcome.rowsRead())
+              .addKeyValue("chunks", outcome.chunks()).log("snapshot ended: " + outcome.reason());
         }
         case PAYLOAD_NOT_SET -> { }
       }

@@ -1,20 +1,33 @@
 package dev.sluice.dispatcher.collector;
 
+import dev.sluice.api.v1.Member;
+import dev.sluice.api.v1.MemberState;
+import dev.sluice.api.v1.Topology;
 import dev.sluice.dispatcher.BrokerAddress;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
  * Which broker to connect to next and how long to wait first. Members learned from GetTopology join
- * the configured addresses; every reconnect moves on to the next member, so a dead broker is left
- * for another one when there is one. Delays grow exponentially from the minimum to the maximum with
- * ±20% jitter and start over once a stream is welcomed. Used on the collector's context only.
+ * the configured addresses, with their state and servable range {@code [gc_ts, resolved_ts]}; every
+ * reconnect moves on to the next member that is SERVING and still keeps the rows after the collector's
+ * checkpoint, skipping a member that is DRAINING, STARTING, UNREACHABLE or collected them, so a dead or
+ * draining broker is left for one that can resume the dispatchers. When no member qualifies it takes the
+ * next one in turn (a broker that cannot serve says so, naming the members that can). Delays grow
+ * exponentially from the minimum to the maximum with ±20% jitter and start over once a stream is
+ * welcomed. Used on the collector's context only.
  */
 final class Failover {
 
+  /** What the last topology said of a member. */
+  private record View(MemberState state, long servableFromTs) {}
+
   private final List<BrokerAddress> members = new ArrayList<>();
+  private final Map<BrokerAddress, View> views = new HashMap<>();
   private final long minMs;
   private final long maxMs;
   private int index;
@@ -36,17 +49,66 @@ final class Failover {
 
   /** Moves to the next member (the same one when only one is known) and returns it. */
   BrokerAddress advance() {
-    index = (index + 1) % members.size();
+    return advance(0);
+  }
+
+  /**
+   * Moves to the next member that can resume dispatchers from {@code checkpointTs} (0: any serving one),
+   * else to the next one in turn.
+   */
+  BrokerAddress advance(long checkpointTs) {
+    int n = members.size();
+    for (int step = 1; step <= n; step++) {
+      int i = (index + step) % n;
+      if (canServe(members.get(i), checkpointTs)) {
+        index = i;
+        return members.get(i);
+      }
+    }
+    index = (index + 1) % n;
     return members.get(index);
   }
 
-  /** Adds members named by GetTopology; known ones keep their place. */
+  private boolean canServe(BrokerAddress a, long checkpointTs) {
+    View v = views.get(a);
+    if (v == null) {
+      return true;   // configured, not seen in a topology yet: worth a try
+    }
+    return v.state() == MemberState.MEMBER_STATE_SERVING && (checkpointTs == 0 || checkpointTs >= v.servableFromTs());
+  }
+
+  /** Adds members named by GetTopology; known ones keep their place, every one's state is updated. */
+  void learn(Topology topology) {
+    for (Member m : topology.getMembersList()) {
+      if (m.getGrpcAddress().isEmpty()) {
+        continue;
+      }
+      BrokerAddress a;
+      try {
+        a = BrokerAddress.parse(m.getGrpcAddress());
+      } catch (IllegalArgumentException e) {
+        continue;
+      }
+      views.put(a, new View(m.getState(), m.getGcTs()));
+      if (!members.contains(a) && m.getState() != MemberState.MEMBER_STATE_UNREACHABLE) {
+        members.add(a);
+      }
+    }
+  }
+
+  /** Adds members by address only (their state unknown). */
   void learn(List<BrokerAddress> addresses) {
     for (BrokerAddress a : addresses) {
       if (!members.contains(a)) {
         members.add(a);
       }
     }
+  }
+
+  /** {@code a} said it is draining: skip it until a topology says otherwise. */
+  void draining(BrokerAddress a) {
+    View v = views.get(a);
+    views.put(a, new View(MemberState.MEMBER_STATE_DRAINING, v == null ? 0 : v.servableFromTs()));
   }
 
   List<BrokerAddress> members() {

@@ -20,7 +20,8 @@ final class FeatureNegotiation {
 
   static final List<String> REQUIRED = List.of(ProtocolInfo.FEATURE_CREDITS, ProtocolInfo.FEATURE_RESOLVED_BATCH);
   static final List<String> OPTIONAL = List.of(ProtocolInfo.FEATURE_FRAGMENTED_TXN,
-      ProtocolInfo.FEATURE_RESUME_CURSOR, ProtocolInfo.FEATURE_SYNC_POINT, ProtocolInfo.FEATURE_EVENT_FILTER);
+      ProtocolInfo.FEATURE_RESUME_CURSOR, ProtocolInfo.FEATURE_SYNC_POINT, ProtocolInfo.FEATURE_EVENT_FILTER,
+      ProtocolInfo.FEATURE_DDL_IN_TXN, ProtocolInfo.FEATURE_SNAPSHOT);
 
   private FeatureNegotiation() {}
 
@@ -48,7 +49,10 @@ final class FeatureNegotiation {
     String needed = !sub.ignoredOps().isEmpty() && !granted.contains(ProtocolInfo.FEATURE_EVENT_FILTER)
         ? ProtocolInfo.FEATURE_EVENT_FILTER
         : sub.syncPointInterval() != null && !granted.contains(ProtocolInfo.FEATURE_SYNC_POINT)
-        ? ProtocolInfo.FEATURE_SYNC_POINT : null;
+        ? ProtocolInfo.FEATURE_SYNC_POINT
+        : sub.snapshot() != null && !granted.contains(ProtocolInfo.FEATURE_SNAPSHOT) ? ProtocolInfo.FEATURE_SNAPSHOT
+        : sub.snapshot() != null && !granted.contains(ProtocolInfo.FEATURE_FRAGMENTED_TXN)
+        ? ProtocolInfo.FEATURE_FRAGMENTED_TXN : null;
     return needed == null ? null : new SubscriptionRejectedException(ErrorCode.UNSUPPORTED_FEATURE, id,
         sub.target(), sub.startTs(), "the broker " + brokerId + " does not offer the feature \"" + needed
         + "\" this subscription needs");

@@ -7,11 +7,12 @@ import dev.sluice.api.v1.EventBatch;
 /**
  * PROTOCOL.md's receiver rules for the data events of one epoch, as a pure check: seq numbers follow
  * {@code last_seq + 1} without a gap, fragments of a transaction are consecutive and not interleaved
- * with anything else, and commit ts never go back. The epoch and handshake rules are checked by
+ * with anything else (but, with the ddl-in-txn feature, the transaction's own DDL at its commit ts), and
+ * commit ts never go back. The epoch and handshake rules are checked by
  * {@link DispatcherSession} before this.
  *
  * <pre>{@code
- * String v = ReceiverRules.firstViolation(batch, lastSeq, -1, 0, lastTs, lastDmlTs, 0);   // null when fine
+ * String v = ReceiverRules.firstViolation(batch, lastSeq, -1, 0, lastTs, lastDmlTs, 0, true);   // null when fine
  * }</pre>
  */
 final class ReceiverRules {
@@ -28,9 +29,11 @@ final class ReceiverRules {
    * @param lastEventTs    commit ts of the last accepted event (the start ts at first)
    * @param lastDmlTs      commit ts of the last complete transaction (the start ts at first)
    * @param resumeCommitTs commit ts of the transaction a resume cursor points into, or 0
+   * @param ddlInTxn       whether the stream negotiated ddl-in-txn: a DDL may come between the parts of its
+   *                       own transaction
    */
   static String firstViolation(EventBatch batch, long lastSeq, long openCommitTs, int nextFragment, long lastEventTs,
-      long lastDmlTs, long resumeCommitTs) {
+      long lastDmlTs, long resumeCommitTs, boolean ddlInTxn) {
     long seq = lastSeq;
     long open = openCommitTs;
     long ts = lastEventTs;
@@ -74,13 +77,18 @@ final class ReceiverRules {
         }
         case DDL, SYNC_POINT -> {
           long c = e.hasDdl() ? e.getDdl().getCommitTs() : e.getSyncPoint().getTs();
-          if (open >= 0) {
+          if (open >= 0 && !(ddlInTxn && e.hasDdl() && c == open)) {
             return "event_inside_transaction";
           }
           if (c < ts) {
             return "commit_ts_order";
           }
           ts = c;
+        }
+        case SNAPSHOT_DONE -> {
+          if (open >= 0) {
+            return "event_inside_transaction";
+          }
         }
         case PAYLOAD_NOT_SET -> {
           return "empty_event";

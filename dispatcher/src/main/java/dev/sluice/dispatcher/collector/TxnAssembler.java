@@ -5,6 +5,7 @@ import dev.sluice.api.v1.RowChange;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.RowChangeView;
+import dev.sluice.dispatcher.SnapshotMark;
 import dev.sluice.dispatcher.Transaction;
 import java.util.ArrayList;
 import java.util.List;
@@ -54,6 +55,22 @@ final class TxnAssembler {
   }
 
   /**
+   * A DDL of the open transaction arrived: the rows buffered so far (before it, over the older table info)
+   * become a part of their own, so that the listener gets them, the DDL, then the rows after it. Empty
+   * when no row is buffered.
+   */
+  List<Part> partBeforeDdl() {
+    if (openCommitTs < 0 || rows.isEmpty()) {
+      return List.of();
+    }
+    Part part = new Part(new Transaction(openCommitTs, commitTimeMicros, table, rows, false, false), bufferedBytes);
+    rows.clear();
+    bufferedBytes = 0;
+    partEmitted = true;
+    return List.of(part);
+  }
+
+  /**
    * Adds one validated fragment read over {@code tableInfo}; returns the parts now ready, skipping rows
    * covered by {@code alreadyDelivered}.
    */
@@ -74,10 +91,13 @@ final class TxnAssembler {
     }
     List<Part> ready = new ArrayList<>(1);
     if (dml.getLastFragment()) {
-      boolean anything = !rows.isEmpty() || partEmitted;
+      // a snapshot chunk's last part goes out even without rows: its progress is what the sink records
+      SnapshotMark mark = dml.hasSnapshot() ? SnapshotMark.fromProto(dml.getSnapshot()) : null;
+      boolean anything = !rows.isEmpty() || partEmitted || mark != null;
       if (anything) {
         boolean complete = !partEmitted && !rowsSkipped;
-        ready.add(new Part(new Transaction(openCommitTs, commitTimeMicros, table, rows, complete, true), bufferedBytes));
+        ready.add(new Part(new Transaction(openCommitTs, commitTimeMicros, table, rows, complete, true, mark),
+            bufferedBytes));
       }
       clear();
     } else if (bufferedBytes > maxBytes && !rows.isEmpty()) {

@@ -12,8 +12,9 @@ import java.util.stream.Collectors;
 
 /**
  * Derives target statements for a DDL from the table info before and after it, for targets of another
- * dialect (or captured DDL without a query): CREATE TABLE, ADD/DROP/RENAME COLUMN, column type
- * changes, RENAME/TRUNCATE/DROP TABLE. Anything else is an {@link UnsupportedDdlException}. The forms
+ * dialect (or captured DDL without a query, or whose text holds several statements): CREATE TABLE,
+ * ADD/DROP/RENAME COLUMN (an added column with its NOT NULL and, on PostgreSQL, its default), column type
+ * changes, SET/DROP NOT NULL, SET/DROP DEFAULT (PostgreSQL), ADD PRIMARY KEY, RENAME/TRUNCATE/DROP TABLE. Anything else is an {@link UnsupportedDdlException}. The forms
  * use IF [NOT] EXISTS where the target has them, so replaying a DDL after a crash is harmless.
  */
 final class DdlTranslator {
@@ -46,6 +47,9 @@ final class DdlTranslator {
       }
       case DDL_TYPE_ADD_COLUMN, DDL_TYPE_DROP_COLUMN, DDL_TYPE_RENAME_COLUMN, DDL_TYPE_ALTER_COLUMN_TYPE,
           DDL_TYPE_ALTER_TABLE -> alterColumns(ddl, table);
+      // the type changed, not the table: PostgreSQL targets update the type itself (PgUserTypes), other
+      // targets store the values by what the type is built from (enum labels as text) and need nothing
+      case DDL_TYPE_ALTER_TYPE -> List.of();
       case DDL_TYPE_CREATE_INDEX, DDL_TYPE_DROP_INDEX, DDL_TYPE_OTHER, DDL_TYPE_UNSPECIFIED, UNRECOGNIZED ->
           throw unsupported(ddl, type + " cannot be derived from the table info"
               + (ddl.query().isEmpty() ? "" : " (captured " + ddl.dialect() + ": " + ddl.query() + ")"));
@@ -55,21 +59,13 @@ final class DdlTranslator {
   /** CREATE TABLE IF NOT EXISTS for {@code info} at {@code table}. */
   String createTable(DdlChange ddl, String table, String tableOptions) {
     TableInfo info = ddl.tableInfoAfter();
-    checkCreatable(info, ddl.commitTs(), false);
+    checkCreatable(info, ddl.commitTs());
     return dialect.createTable(table, info, tableOptions);
   }
 
-  /**
-   * @param forRows whether rows are about to be applied: only rows need a key (a DDL may create a table
-   *                whose key a later ALTER adds, as {@code pgbench -i} does)
-   */
-  void checkCreatable(TableInfo info, long commitTs, boolean forRows) {
+  /** Refuses a table with a column whose kind has no type on this target (a table without a key is fine). */
+  void checkCreatable(TableInfo info, long commitTs) {
     String name = info.getSchemaName() + "." + info.getTableName();
-    if (forRows && info.getPrimaryKeyCount() == 0) {
-      throw new SinkFailedException(name, commitTs, "table " + name + " has no primary key; the JDBC sink applies "
-          + "changes by key and cannot apply it exactly once: add a primary key upstream, or leave the table out "
-          + "of the changefeed filter", null);
-    }
     for (ColumnInfo c : info.getColumnsList()) {
       if (dialect.columnType(c, false) == null) {
         throw new UnsupportedDdlException(name, commitTs, "column " + c.getName() + " has no known kind ("
@@ -122,7 +118,13 @@ final class DdlTranslator {
         }
         if (!type.equals(dialect.columnType(old, before.getPrimaryKeyList().contains(c.getName())))) {
           out.add(dialect.alterColumnType(table, c, type));
+          if (dialect == Dialect.MYSQL) {
+            continue;   // MODIFY COLUMN restated the NULL-ness with the type
+          }
         }
+      }
+      if (old != null) {
+        out.addAll(nullabilityAndDefault(table, old, c, after.getPrimaryKeyList().contains(c.getName())));
       }
     }
     if (before.getPrimaryKeyCount() == 0 && after.getPrimaryKeyCount() > 0) {
@@ -130,6 +132,24 @@ final class DdlTranslator {
     } else if (!after.getPrimaryKeyList().equals(before.getPrimaryKeyList())) {
       throw unsupported(ddl, "the primary key changes from " + before.getPrimaryKeyList() + " to "
           + after.getPrimaryKeyList());
+    }
+    return out;
+  }
+
+  /**
+   * SET / DROP NOT NULL and SET / DROP DEFAULT of a column both versions have: what a migration's
+   * {@code ALTER ... SET NOT NULL} after its backfill, or a changed default, is in the table info.
+   */
+  private List<String> nullabilityAndDefault(String table, ColumnInfo old, ColumnInfo c, boolean key) {
+    List<String> out = new ArrayList<>();
+    if (old.getNullable() != c.getNullable() && !key) {   // key columns are NOT NULL in the target already
+      out.add(dialect.setNullable(table, c, dialect.columnType(c, false)));
+    }
+    boolean defaultChanged = old.getHasDefault() != c.getHasDefault()
+        || !old.getDefaultExpr().equals(c.getDefaultExpr());
+    String setDefault = defaultChanged ? dialect.setDefault(table, c) : null;
+    if (setDefault != null) {
+      out.add(setDefault);
     }
     return out;
   }

@@ -65,7 +65,7 @@ final class DecimalColumns {
       ColumnInfo c = info.getColumns(i);
       Declared d = declared.get(c.getName());
       if (d != null && !d.holds(v.getDecimalValue())) {
-        throw new SQLException("value " + v.getDecimalValue() + " for column " + c.getName() + " of "
+        throw new SQLException("value " + SqlErrorText.value(v) + " for column " + c.getName() + " of "
             + Dialect.MYSQL.qualified(schema, info.getTableName()) + " does not fit its " + d + " exactly and would "
             + "be rounded or refused; give the upstream column a precision/scale that fits, or create the target "
             + "column wider or as text before starting the changefeed", "22003");

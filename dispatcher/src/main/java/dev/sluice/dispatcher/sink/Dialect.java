@@ -1,7 +1,9 @@
 package dev.sluice.dispatcher.sink;
 
+import dev.sluice.api.secret.Redactor;
 import dev.sluice.api.v1.ColumnInfo;
 import dev.sluice.api.v1.TableInfo;
+import dev.sluice.api.v1.UserType;
 import dev.sluice.api.v1.Value;
 import dev.sluice.api.v1.ValueKind;
 import java.math.BigDecimal;
@@ -35,13 +37,17 @@ public enum Dialect {
 
     @Override
     public String upsert(String table, List<String> columns, List<String> keys, List<String> update) {
-      String head = insertHead(table, columns) + " ON CONFLICT (" + quoted(keys) + ")";
+      String head = insert(table, columns) + " ON CONFLICT (" + quoted(keys) + ")";
       return update.isEmpty() ? head + " DO NOTHING" : head + " DO UPDATE SET " + update.stream()
           .map(c -> quote(c) + " = EXCLUDED." + quote(c)).collect(Collectors.joining(", "));
     }
 
     @Override
     String type(ColumnInfo c, ValueKind kind, boolean key) {
+      if (kind != ValueKind.VALUE_KIND_ARRAY && c.getUserTypesCount() > 0) {   // the type itself (PgUserTypes)
+        UserType own = c.getUserTypes(c.getUserTypesCount() - 1);
+        return qualified(own.getSchemaName(), own.getTypeName());
+      }
       return switch (kind) {
         case VALUE_KIND_BOOL -> "boolean";
         case VALUE_KIND_INT64 -> "bigint";
@@ -61,6 +67,38 @@ public enum Dialect {
       };
     }
 
+    /** Captured values go in as they are, identity columns included (as PostgreSQL's own replication writes them). */
+    @Override
+    public String insert(String table, List<String> columns) {
+      return "INSERT INTO " + table + " (" + quoted(columns) + ") OVERRIDING SYSTEM VALUE VALUES ("
+          + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
+    }
+
+    /** ctid picks one row: a keyless table may hold equal rows, and one change touched one of them. */
+    @Override
+    String updateMatching(String table, List<String> set, List<ImageMatch> match) {
+      return "UPDATE ONLY " + table + " SET " + set.stream().map(c -> quote(c) + " = ?")
+          .collect(Collectors.joining(", ")) + " WHERE ctid = (SELECT ctid FROM ONLY " + table + " WHERE "
+          + matching(match) + " LIMIT 1)";
+    }
+
+    @Override
+    String deleteMatching(String table, List<ImageMatch> match) {
+      return "DELETE FROM ONLY " + table + " WHERE ctid = (SELECT ctid FROM ONLY " + table + " WHERE "
+          + matching(match) + " LIMIT 1)";
+    }
+
+    /** json, xml, point and the like have no equality operator: their text forms are compared. */
+    private String matching(List<ImageMatch> match) {
+      return match.stream().map(m -> m.asText() ? quote(m.column()) + "::text IS NOT DISTINCT FROM ?::text"
+          : quote(m.column()) + " IS NOT DISTINCT FROM ?").collect(Collectors.joining(" AND "));
+    }
+
+    @Override
+    List<String> sessionSettings() {
+      return List.of("SET session_replication_role = replica");
+    }
+
     @Override
     String renameTable(String from, String toSchema, String toTable) {
       return "ALTER TABLE IF EXISTS " + from + " RENAME TO " + quote(toTable);
@@ -78,8 +116,37 @@ public enum Dialect {
     }
 
     @Override
+    String setNullable(String table, ColumnInfo c, String type) {
+      return "ALTER TABLE " + table + " ALTER COLUMN " + quote(c.getName()) + (c.getNullable() ? " DROP" : " SET")
+          + " NOT NULL";
+    }
+
+    @Override
+    String defaultClause(ColumnInfo c) {
+      // the expression is PostgreSQL's own text; a sequence it names (serial) is not in the target
+      return c.getHasDefault() && !c.getDefaultExpr().contains("nextval(") ? " DEFAULT " + c.getDefaultExpr() : "";
+    }
+
+    @Override
+    String setDefault(String table, ColumnInfo c) {
+      String clause = defaultClause(c);
+      if (c.getHasDefault() && clause.isEmpty()) {
+        return null;
+      }
+      return "ALTER TABLE " + table + " ALTER COLUMN " + quote(c.getName())
+          + (clause.isEmpty() ? " DROP DEFAULT" : " SET" + clause);
+    }
+
+    @Override
     String useSchema(String schema) {
       return "SET LOCAL search_path TO " + quote(schema);
+    }
+
+    @Override
+    String useSchema(String schema, List<String> typeSchemas) {
+      List<String> path = new java.util.ArrayList<>(List.of(schema));
+      typeSchemas.stream().filter(t -> !path.contains(t)).forEach(path::add);
+      return "SET LOCAL search_path TO " + quoted(path);
     }
 
     @Override
@@ -129,7 +196,7 @@ public enum Dialect {
     public String upsert(String table, List<String> columns, List<String> keys, List<String> update) {
       // with no non-key column, re-assigning the first key keeps the statement an idempotent upsert
       List<String> set = update.isEmpty() ? keys.subList(0, 1) : update;
-      return insertHead(table, columns) + " ON DUPLICATE KEY UPDATE " + set.stream()
+      return insert(table, columns) + " ON DUPLICATE KEY UPDATE " + set.stream()
           .map(c -> quote(c) + " = VALUES(" + quote(c) + ")").collect(Collectors.joining(", "));
     }
 
@@ -139,8 +206,8 @@ public enum Dialect {
         case VALUE_KIND_BOOL -> "BOOLEAN";
         case VALUE_KIND_INT64 -> "BIGINT";
         case VALUE_KIND_DOUBLE -> "DOUBLE";
-        case VALUE_KIND_DECIMAL -> precision(c.getSourceType()).map(p -> "DECIMAL" + p).orElse("DECIMAL(65,30)");
-        case VALUE_KIND_STRING, VALUE_KIND_TEXT_FALLBACK -> length(c.getSourceType())
+        case VALUE_KIND_DECIMAL -> precision(builtFrom(c)).map(p -> "DECIMAL" + p).orElse("DECIMAL(65,30)");
+        case VALUE_KIND_STRING, VALUE_KIND_TEXT_FALLBACK -> length(builtFrom(c))
             .filter(n -> n <= 16383).map(n -> "VARCHAR(" + n + ")").orElse(key ? "VARCHAR(255)" : "LONGTEXT");
         case VALUE_KIND_BYTES -> key ? "VARBINARY(255)" : "LONGBLOB";
         case VALUE_KIND_TIMESTAMP, VALUE_KIND_TIMESTAMP_TZ -> "DATETIME(6)";
@@ -150,6 +217,26 @@ public enum Dialect {
         case VALUE_KIND_UUID -> "CHAR(36)";
         case VALUE_KIND_UNSPECIFIED, UNRECOGNIZED -> null;
       };
+    }
+
+    @Override
+    String updateMatching(String table, List<String> set, List<ImageMatch> match) {
+      return "UPDATE " + table + " SET " + set.stream().map(c -> quote(c) + " = ?").collect(Collectors.joining(", "))
+          + " WHERE " + matching(match) + " LIMIT 1";
+    }
+
+    @Override
+    String deleteMatching(String table, List<ImageMatch> match) {
+      return "DELETE FROM " + table + " WHERE " + matching(match) + " LIMIT 1";
+    }
+
+    private String matching(List<ImageMatch> match) {
+      return match.stream().map(m -> quote(m.column()) + " <=> ?").collect(Collectors.joining(" AND "));
+    }
+
+    @Override
+    List<String> sessionSettings() {
+      return List.of("SET SESSION foreign_key_checks = 0");
     }
 
     @Override
@@ -166,6 +253,11 @@ public enum Dialect {
     @Override
     String renameColumn(String table, String from, String to) {
       return "ALTER TABLE " + table + " RENAME COLUMN IF EXISTS " + quote(from) + " TO " + quote(to);
+    }
+
+    @Override
+    String setNullable(String table, ColumnInfo c, String type) {
+      return alterColumnType(table, c, type);   // MODIFY COLUMN restates the type with its NULL-ness
     }
 
     @Override
@@ -203,7 +295,7 @@ public enum Dialect {
             ps.setString(i, v.getDecimalValue());   // NaN, Infinity: a text column keeps them, DECIMAL refuses them
           }
         }
-        case TIMESTAMP_VALUE -> ps.setString(i, ValueText.timestamp(v.getTimestampValue().getMicros()));
+        case TIMESTAMP_VALUE -> ps.setString(i, ValueText.commonEraTimestamp(v.getTimestampValue()));
         case ARRAY_VALUE -> ps.setString(i, JsonValues.arrayJson(v));
         default -> ps.setString(i, ValueText.scalar(v));
       }
@@ -233,11 +325,13 @@ public enum Dialect {
       return MYSQL;
     }
     throw new IllegalArgumentException("jdbcUrl must start with jdbc:postgresql:, jdbc:mariadb: or jdbc:mysql:, got \""
-        + url + "\"");
+        + Redactor.redact(url) + "\"");
   }
 
+  /** {@code identifier} quoted for this target (double quotes, or backticks on MySQL/MariaDB). */
   public abstract String quote(String identifier);
 
+  /** {@code schema.table}, each part quoted. */
   public String qualified(String schema, String table) {
     return quote(schema) + "." + quote(table);
   }
@@ -245,6 +339,32 @@ public enum Dialect {
   /** An upsert of {@code columns} into {@code table} (already quoted), updating {@code update} on a key conflict. */
   public abstract String upsert(String table, List<String> columns, List<String> keys, List<String> update);
 
+  /** A plain insert of {@code columns} (a table without a key: nothing to upsert on). */
+  public String insert(String table, List<String> columns) {
+    return "INSERT INTO " + table + " (" + quoted(columns) + ") VALUES ("
+        + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
+  }
+
+  /**
+   * One column of a keyless table's before image a row is matched on; {@code asText} compares text forms
+   * (kinds without an equality operator on every target).
+   */
+  record ImageMatch(String column, boolean asText) {}
+
+  /** Updates {@code set} of one row whose columns equal {@code match}, NULLs matching NULLs. */
+  abstract String updateMatching(String table, List<String> set, List<ImageMatch> match);
+
+  /** Deletes one row whose columns equal {@code match}, NULLs matching NULLs. */
+  abstract String deleteMatching(String table, List<ImageMatch> match);
+
+  /**
+   * Run once per connection: the target's constraints and triggers do not judge rows the source already
+   * accepted (PostgreSQL {@code session_replication_role = replica}, as its own logical replication
+   * applies; MySQL/MariaDB {@code foreign_key_checks = 0}).
+   */
+  abstract List<String> sessionSettings();
+
+  /** Deletes the row of {@code table} whose {@code keys} equal the bound values. */
   public String delete(String table, List<String> keys) {
     return "DELETE FROM " + table + " WHERE " + keys.stream().map(k -> quote(k) + " = ?")
         .collect(Collectors.joining(" AND "));
@@ -278,8 +398,30 @@ public enum Dialect {
     return "ALTER TABLE " + table + " ADD PRIMARY KEY (" + quoted(columns) + ")";
   }
 
+  /**
+   * ADD COLUMN with the column's NOT NULL and its default ({@link #defaultClause}), so that the rows the
+   * table has get the value they got upstream (a NOT NULL column needs one).
+   */
   String addColumn(String table, ColumnInfo c) {
-    return "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS " + columnDefinition(c, false);
+    return "ALTER TABLE " + table + " ADD COLUMN IF NOT EXISTS " + quote(c.getName()) + " " + columnType(c, false)
+        + defaultClause(c) + (c.getNullable() ? "" : " NOT NULL");
+  }
+
+  /** Makes the column nullable or NOT NULL as {@code c} says ({@code type}: its target type). */
+  abstract String setNullable(String table, ColumnInfo c, String type);
+
+  /**
+   * The {@code DEFAULT} clause of {@code c} on this target, or "": a target that speaks the source's SQL
+   * keeps its text (PostgreSQL); another gets it when it is a constant ({@link DefaultLiteral}: without it
+   * MySQL fills the rows a NOT NULL column is added to with 0 or ''), else the rows carry the values.
+   */
+  String defaultClause(ColumnInfo c) {
+    return c.getHasDefault() ? DefaultLiteral.of(c.getDefaultExpr(), this).map(d -> " DEFAULT " + d).orElse("") : "";
+  }
+
+  /** SET or DROP DEFAULT to what {@code c} has, or null when the target keeps no default for it. */
+  String setDefault(String table, ColumnInfo c) {
+    return null;
   }
 
   String dropColumn(String table, String column) {
@@ -303,6 +445,14 @@ public enum Dialect {
   /** Makes unqualified names in a captured statement resolve in {@code schema}. */
   abstract String useSchema(String schema);
 
+  /**
+   * As {@link #useSchema(String)}, and where the target has a search path, unqualified type names resolve
+   * in {@code typeSchemas} too (PostgreSQL: the schemas of the user-defined types the statement uses).
+   */
+  String useSchema(String schema, List<String> typeSchemas) {
+    return useSchema(schema);
+  }
+
   abstract String currentSchemaQuery();
 
   abstract String now();
@@ -318,7 +468,17 @@ public enum Dialect {
     return "CREATE TABLE IF NOT EXISTS " + table + " (changefeed_id VARCHAR(255) NOT NULL, table_id BIGINT NOT NULL, "
         + "table_name VARCHAR(512) NOT NULL, checkpoint_ts BIGINT NOT NULL, cursor_commit_ts BIGINT NOT NULL, "
         + "next_row_seq BIGINT NOT NULL, ddl_ts BIGINT NOT NULL, updated_at " + timestampType() + " NOT NULL, "
-        + "PRIMARY KEY (changefeed_id, table_id))" + tableOptions;
+        + "dropped_ts BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (changefeed_id, table_id))" + tableOptions;
+  }
+
+  /** Brings a per-table checkpoint table of an earlier version up to date (run when the column is missing). */
+  String addDroppedTsColumn(String table) {
+    return "ALTER TABLE " + table + " ADD COLUMN dropped_ts BIGINT NOT NULL DEFAULT 0";
+  }
+
+  String createFenceTable(String table, String tableOptions) {
+    return "CREATE TABLE IF NOT EXISTS " + table + " (changefeed_id VARCHAR(255) NOT NULL PRIMARY KEY, "
+        + "fence_token BIGINT NOT NULL, updated_at " + timestampType() + " NOT NULL)" + tableOptions;
   }
 
   String upsertCheckpoint(String table) {
@@ -327,7 +487,7 @@ public enum Dialect {
 
   String upsertTableCheckpoint(String table) {
     return upsertWithNow(table, List.of("changefeed_id", "table_id", "table_name", "checkpoint_ts", "cursor_commit_ts",
-        "next_row_seq", "ddl_ts"), List.of("changefeed_id", "table_id"));
+        "next_row_seq", "ddl_ts", "dropped_ts"), List.of("changefeed_id", "table_id"));
   }
 
   private String upsertWithNow(String table, List<String> columns, List<String> keys) {
@@ -349,11 +509,6 @@ public enum Dialect {
 
   abstract void bindValue(PreparedStatement ps, int i, Value v) throws SQLException;
 
-  String insertHead(String table, List<String> columns) {
-    return "INSERT INTO " + table + " (" + quoted(columns) + ") VALUES ("
-        + columns.stream().map(c -> "?").collect(Collectors.joining(", ")) + ")";
-  }
-
   String quoted(List<String> names) {
     return names.stream().map(this::quote).collect(Collectors.joining(", "));
   }
@@ -362,6 +517,26 @@ public enum Dialect {
     List<String> out = new java.util.ArrayList<>(list);
     out.add(last);
     return out;
+  }
+
+  /**
+   * The source type a column's values are built from: its own, or for a domain the base type (through
+   * domains over domains), whose length or precision a target without domains uses.
+   */
+  static String builtFrom(ColumnInfo c) {
+    String type = c.getSourceType();
+    int i = c.getUserTypesCount() - 1;
+    while (i >= 0 && c.getUserTypes(i).getKind() == dev.sluice.api.v1.UserTypeKind.USER_TYPE_KIND_DOMAIN) {
+      type = c.getUserTypes(i).getBaseType();
+      int base = -1;
+      for (int j = i - 1; j >= 0 && base < 0; j--) {   // a domain over another user type: that type follows
+        UserType t = c.getUserTypes(j);
+        base = type.equals(t.getSchemaName() + "." + t.getTypeName()) || type.equals(POSTGRESQL.qualified(
+            t.getSchemaName(), t.getTypeName())) ? j : -1;
+      }
+      i = base;
+    }
+    return type;
   }
 
   private static java.util.Optional<Integer> length(String sourceType) {

@@ -1,30 +1,28 @@
 package dev.sluice.dispatcher.sink;
 
 import dev.sluice.api.error.SluiceException;
+import dev.sluice.api.secret.Redactor;
 import dev.sluice.api.v1.DdlType;
+import dev.sluice.api.v1.RowOp;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.api.v1.Value;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.DdlChange;
 import dev.sluice.dispatcher.RowChangeView;
+import dev.sluice.dispatcher.RowImage;
 import dev.sluice.dispatcher.Transaction;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -33,20 +31,34 @@ import org.slf4j.LoggerFactory;
  * batches, and writes the changefeed's checkpoint rows in the same database transaction as the rows:
  * a reset, a crash or a replay never applies a transaction twice (exactly once into the target).
  *
- * <p>Progress lives in two tables of the connection's default schema: {@code sluice_checkpoint}
- * (changefeed id, checkpoint ts = the minimum over tables, updated at) and
+ * <p>Progress lives in two tables of the connection's default schema ({@link JdbcProgress}):
+ * {@code sluice_checkpoint} (changefeed id, checkpoint ts = the minimum over tables, updated at) and
  * {@code sluice_table_checkpoint} (per table: applied position with the cursor inside a transaction
- * that arrived in parts, and the last applied DDL ts), because tables of one changefeed advance
- * independently. Transactions and rows the stored position covers are skipped.
+ * that arrived in parts, the last applied DDL ts, and the ts its stream ended at), because tables of
+ * one changefeed advance independently. Transactions and rows the stored position covers are skipped.
  *
- * <p>Rules: tables without a primary key are refused ({@link SinkFailedException}); unavailable values
- * (unchanged TOAST) are left out of the statement so the target keeps them; an UPDATE that changes the
- * key deletes the old key first. On MySQL/MariaDB a decimal its target column cannot hold exactly is
- * refused ({@link DecimalColumns}), and the tables the sink creates compare text exactly
- * ({@link KeyCollation}). DDL of the target's dialect runs as captured (with the source schema
- * mapped to {@code targetSchema}); other DDL is derived from the table info (see {@link DdlTranslator});
- * anything else stops with {@link UnsupportedDdlException}. PostgreSQL applies DDL and its checkpoint
- * atomically; MySQL commits DDL implicitly, so the derived forms are idempotent (IF [NOT] EXISTS).
+ * <p><b>Fencing.</b> With a {@link JdbcSinkConfig#fenceToken() fencing token} (a hosted changefeed's
+ * owner in a cluster) the sink claims the token in {@code sluice_fence} when it opens, before it reads
+ * the progress, and every transaction it writes starts by locking that row ({@code SELECT ... FOR
+ * UPDATE}) and comparing: once a newer owner claimed a higher token, the older writer's transaction is
+ * rolled back whole and {@link FencedOutException} stops it. The row lock orders the two: a claim waits
+ * for the old owner's transaction in flight, which commits under the old token, and the new owner then
+ * reads the progress that includes it. So two owners never both apply a transaction. On MySQL/MariaDB a
+ * DDL commits on its own: the check precedes it but does not enclose it.
+ *
+ * <p>Rules: the apply session does not let the target's constraints judge what the source accepted
+ * (PostgreSQL {@code session_replication_role = replica}, which needs a superuser or, from PostgreSQL 15,
+ * {@code GRANT SET ON PARAMETER session_replication_role}; MySQL/MariaDB {@code foreign_key_checks = 0}),
+ * see {@link #constraintsRelaxed()}. Values are written as captured, identity columns included
+ * ({@code OVERRIDING SYSTEM VALUE}, see {@link IdentityColumns}). A table without a primary key gets plain
+ * inserts, and updates and deletes matching its whole old row (REPLICA IDENTITY FULL upstream); a keyless
+ * change without that image is a {@link RowIdentityMissingException}. Unavailable values (unchanged TOAST)
+ * are left out of the statement so the target keeps them; an UPDATE that changes the key deletes the old
+ * key first. On MySQL/MariaDB a decimal its target column cannot hold exactly is refused
+ * ({@link DecimalColumns}), so is a date or timestamp out of their range (infinity, BC, years past 9999:
+ * {@link TemporalRange}), and the tables the sink creates compare text exactly ({@link KeyCollation}); on
+ * PostgreSQL the user-defined types a table needs are created first ({@link PgUserTypes}). DDL is applied by
+ * {@link DdlStatements}, at its place among its transaction's rows.
  *
  * <p>Not thread-safe: one applier thread.
  *
@@ -62,24 +74,37 @@ public final class JdbcUpsertSink implements Sink {
 
   private final JdbcSinkConfig config;
   private final Dialect dialect;
-  private final DdlTranslator translator;
+  private final JdbcProgress progress;
   private Connection connection;
+  /** Autocommit, opened when a type change must be committed before the rows of the target transaction. */
+  private Connection typesAhead;
   /** Of the tables this connection creates; chosen at first use. */
   private String tableOptions;
   private RowWriter writer;
+  private PgCopyLoader copyLoader;
+  private DdlStatements ddl;
   /** MySQL/MariaDB only: PostgreSQL's numeric holds every decimal exactly. */
   private DecimalColumns decimals;
+  /** PostgreSQL only. */
+  private IdentityColumns identity;
+  /** PostgreSQL only: the user-defined types tables need; other targets store their values by kind. */
+  private PgUserTypes userTypes;
   private String homeSchema;
-  private long checkpointTs;
-  private final Map<Long, SinkCheckpoint.TableProgress> progress = new HashMap<>();
+  private boolean constraintsRelaxed;
   private final Set<Long> ensuredTables = new HashSet<>();
+  /** Progress written in the open target transaction, not committed yet. */
+  private final Map<Long, SinkCheckpoint.TableProgress> staged = new LinkedHashMap<>();
   private long appliedTransactions;
   private long skippedTransactions;
+  private long stagedApplied;
+  /** Whether the open target transaction holds the fence row's lock (checked this transaction already). */
+  private boolean fenceLocked;
+  private long stagedSkipped;
 
   private JdbcUpsertSink(JdbcSinkConfig config) {
     this.config = config;
     this.dialect = config.dialect();
-    this.translator = new DdlTranslator(dialect);
+    this.progress = new JdbcProgress(config.changefeedId(), dialect);
   }
 
   /** Connects, creates the checkpoint tables when missing and reads the stored progress. */
@@ -87,21 +112,29 @@ public final class JdbcUpsertSink implements Sink {
     JdbcUpsertSink sink = new JdbcUpsertSink(config);
     try {
       sink.connection();
-      sink.readProgress();
+      sink.claimFence();   // before the progress is read: what an older owner committed until now is in it
+      sink.progress.open(sink.connection, sink.homeSchema, sink.tableOptions());
+      LOG.atInfo().addKeyValue("changefeedId", config.changefeedId())
+          .addKeyValue("checkpointTs", sink.progress.checkpointTs()).addKeyValue("tables", sink.progress.tableCount())
+          .addKeyValue("constraintsRelaxed", sink.constraintsRelaxed).log("JDBC sink opened");
     } catch (SQLException e) {
       sink.close();
       throw sink.classify(e, "(checkpoint tables)", 0);
+    } catch (RuntimeException e) {
+      sink.close();
+      throw e;
     }
     return sink;
   }
 
+  /** The target's SQL dialect. */
   public Dialect dialect() {
     return dialect;
   }
 
   @Override
   public SinkCheckpoint checkpoint() {
-    return new SinkCheckpoint(checkpointTs, progress);
+    return progress.snapshot();
   }
 
   /** Transactions applied since open. */
@@ -114,109 +147,104 @@ public final class JdbcUpsertSink implements Sink {
     return skippedTransactions;
   }
 
+  /**
+   * Whether the apply session runs with the target's foreign keys and triggers off for what it writes
+   * (false when the PostgreSQL user may not set {@code session_replication_role}: a row whose parent
+   * arrives later, or a parent deleted before its children, is then refused with SQL state 23503).
+   */
+  public boolean constraintsRelaxed() {
+    return constraintsRelaxed;
+  }
+
+  /** Updates and deletes of keyless tables that matched no target row since the last connect. */
+  public long unmatchedRows() {
+    return writer == null ? 0 : writer.unmatchedRows();
+  }
+
   @Override
   public void apply(List<Transaction> transactions, long changefeedCheckpointTs) {
+    applyInOrder(transactions.stream().<SinkChange>map(SinkChange.Rows::new).toList(), true, changefeedCheckpointTs);
+  }
+
+  @Override
+  public void applyDdl(DdlChange change, long changefeedCheckpointTs) {
+    applyInOrder(List.of(new SinkChange.Schema(change)), true, changefeedCheckpointTs);
+  }
+
+  @Override
+  public void applyInOrder(List<SinkChange> given, boolean commit, long changefeedCheckpointTs) {
     String table = "";
     long ts = 0;
     try {
       connection();
-      for (Transaction t : transactions) {
-        table = t.tableName();
-        ts = t.commitTs();
-        ensureTable(t.tableInfo(), t.commitTs(), true);
-      }
-      Map<Long, Checkpoint> reached = new LinkedHashMap<>();
-      Map<Long, String> names = new HashMap<>();
-      int applied = 0;
-      int skipped = 0;
-      for (Transaction t : transactions) {
-        table = t.tableName();
-        ts = t.commitTs();
-        Checkpoint at = reached.getOrDefault(t.tableId(), positionOf(t.tableId()));
-        if (at.coversAll(t.commitTs())) {
-          skipped++;
-          continue;
+      guardFence();
+      List<SinkChange> changes = constraintsRelaxed ? byTable(given) : given;
+      // the tables rows go to are created before the first row: on MySQL a CREATE commits at once
+      Set<Long> changedHere = new HashSet<>();
+      for (SinkChange c : changes) {
+        if (c instanceof SinkChange.Schema s) {
+          changedHere.add(s.ddl().tableId());
+        } else if (c instanceof SinkChange.Rows r && !changedHere.contains(r.transaction().tableId())
+            && applies(r.transaction())) {
+          table = r.transaction().tableName();
+          ts = r.commitTs();
+          ensureTable(r.transaction().tableInfo(), ts);
         }
-        String target = target(t.tableInfo());
-        for (RowChangeView row : t.rows()) {
-          if (!at.covers(t.commitTs(), row.rowSeq())) {
-            write(target, targetSchema(t.tableInfo()), t.tableInfo(), row);
-          }
+      }
+      for (SinkChange c : changes) {
+        table = c instanceof SinkChange.Rows r ? r.transaction().tableName() : ((SinkChange.Schema) c).ddl().tableName();
+        ts = c.commitTs();
+        guardFence();   // again after a commit inside this call (a CREATE or DDL on MySQL)
+        if (c instanceof SinkChange.Rows r) {
+          writeRows(r.transaction());
+        } else {
+          writeDdl(((SinkChange.Schema) c).ddl());
         }
-        reached.put(t.tableId(), at.max(t.checkpoint()));
-        names.put(t.tableId(), t.tableName());
-        applied++;
       }
-      writer.flush();
-      for (Map.Entry<Long, Checkpoint> e : reached.entrySet()) {
-        writeTableProgress(e.getKey(), names.get(e.getKey()), e.getValue(), ddlTsOf(e.getKey()));
+      if (commit) {
+        commitStaged(Math.max(progress.checkpointTs(), changefeedCheckpointTs));
+      } else {
+        writer.flush();   // a failure shows in this call, not in the one that commits
       }
-      long cf = Math.max(checkpointTs, changefeedCheckpointTs);
-      writeCheckpoint(cf);
-      connection.commit();
-      checkpointTs = cf;
-      reached.forEach((id, cp) -> progress.put(id, new SinkCheckpoint.TableProgress(names.get(id), cp, ddlTsOf(id))));
-      appliedTransactions += applied;
-      skippedTransactions += skipped;
     } catch (SQLException e) {
       throw rollbackAndClassify(e, table, ts);
-    }
-  }
-
-  @Override
-  public void applyDdl(DdlChange ddl, long changefeedCheckpointTs) {
-    long id = ddl.tableId();
-    SinkCheckpoint.TableProgress p = progress.get(id);
-    if (p != null && (p.ddlTs() >= ddl.commitTs() || p.applied().ts() > ddl.commitTs())) {
-      skippedTransactions++;
-      return;   // applied before a restart or a replay
-    }
-    try {
-      connection();
-      ensureTableBefore(ddl);
-      List<String> statements = statementsFor(ddl);
-      try (Statement st = connection.createStatement()) {
-        if (ddl.ddlType() == DdlType.DDL_TYPE_CREATE_TABLE && config.createTables() && !statements.isEmpty()) {
-          ensureSchema(st, targetSchema(ddl.tableInfoAfter()));   // a CREATE may be the changefeed's first change
-        }
-        for (String sql : statements) {
-          LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", ddl.tableName())
-              .addKeyValue("commitTs", ddl.commitTs()).log("applying DDL: {}", sql);
-          st.execute(sql);
-        }
-        if (dialect == Dialect.MYSQL && !statements.isEmpty()) {
-          st.execute(dialect.useSchema(homeSchema));
-        }
-      }
-      writer.forgetStatements();
-      ensuredTables.remove(id);
-      if (decimals != null) {
-        decimals.forget();
-      }
-      Checkpoint applied = (p == null ? Checkpoint.at(ddl.commitTs() - 1) : p.applied().max(Checkpoint.at(ddl.commitTs() - 1)));
-      writeTableProgress(id, ddl.tableName(), applied, ddl.commitTs());
-      long cf = Math.max(checkpointTs, changefeedCheckpointTs);
-      writeCheckpoint(cf);
-      connection.commit();
-      checkpointTs = cf;
-      progress.put(id, new SinkCheckpoint.TableProgress(ddl.tableName(), applied, ddl.commitTs()));
-    } catch (SQLException e) {
-      throw rollbackAndClassify(e, ddl.tableName(), ddl.commitTs());
+    } catch (RuntimeException e) {
+      rollbackQuietly();
+      throw e;
     }
   }
 
   @Override
   public void advance(long changefeedCheckpointTs) {
-    if (changefeedCheckpointTs <= checkpointTs) {
+    if (changefeedCheckpointTs <= progress.checkpointTs() && staged.isEmpty()) {
       return;
     }
     try {
       connection();
-      writeCheckpoint(changefeedCheckpointTs);
-      connection.commit();
-      checkpointTs = changefeedCheckpointTs;
+      guardFence();
+      commitStaged(Math.max(progress.checkpointTs(), changefeedCheckpointTs));
     } catch (SQLException e) {
       throw rollbackAndClassify(e, "(checkpoint)", changefeedCheckpointTs);
+    }
+  }
+
+  @Override
+  public void markDropped(long tableId, String tableName, long droppedTs) {
+    SinkCheckpoint.TableProgress p = current(tableId);
+    if (p != null && p.dropped()) {
+      return;
+    }
+    try {
+      connection();
+      SinkCheckpoint.TableProgress base = p != null ? p : new SinkCheckpoint.TableProgress(tableName,
+          Checkpoint.at(0), 0);
+      stage(tableId, base.droppedAt(droppedTs));
+      guardFence();
+      commitStaged(progress.checkpointTs());
+      LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", tableName)
+          .addKeyValue("droppedTs", droppedTs).log("table's stream ended; recorded so that a restart leaves it");
+    } catch (SQLException e) {
+      throw rollbackAndClassify(e, tableName, droppedTs);
     }
   }
 
@@ -228,29 +256,185 @@ public final class JdbcUpsertSink implements Sink {
     }
     if (connection != null) {
       try {
-        connection.close();
+        connection.close();   // an open target transaction is rolled back
       } catch (SQLException e) {
         // closing anyway
       }
       connection = null;
     }
+    closeTypesAhead();
+    staged.clear();
+  }
+
+  private void closeTypesAhead() {
+    if (typesAhead != null) {
+      try {
+        typesAhead.close();
+      } catch (SQLException e) {
+        // closing anyway
+      }
+      typesAhead = null;
+    }
+  }
+
+  /** The autocommit connection {@link PgUserTypes} commits enum labels on, so the rows after them may use them. */
+  private Connection typesAhead() throws SQLException {
+    if (typesAhead == null || typesAhead.isClosed()) {
+      typesAhead = JdbcTarget.connect(config.jdbcUrl(), config.user(), config.password());
+      typesAhead.setAutoCommit(true);
+      try (Statement st = typesAhead.createStatement()) {
+        st.execute("SET lock_timeout = '30s'");   // never wait for ever on a lock the target transaction holds
+      }
+    }
+    return typesAhead;
+  }
+
+  /**
+   * {@code changes} with the rows between two schema changes grouped by table, each table's in their
+   * order: one target transaction shows them all at once, so only a table's own order matters once the
+   * target's constraints do not judge the rows, and grouped rows share JDBC batches (interleaved, each
+   * transaction's few rows of a table would be a batch of their own).
+   */
+  private static List<SinkChange> byTable(List<SinkChange> changes) {
+    List<SinkChange> out = new ArrayList<>(changes.size());
+    Map<Long, List<SinkChange>> segment = new LinkedHashMap<>();
+    for (SinkChange c : changes) {
+      if (c instanceof SinkChange.Rows r) {
+        segment.computeIfAbsent(r.transaction().tableId(), k -> new ArrayList<>()).add(c);
+      } else {
+        segment.values().forEach(out::addAll);
+        segment.clear();
+        out.add(c);
+      }
+    }
+    segment.values().forEach(out::addAll);
+    return out;
+  }
+
+  // ---- the open target transaction -----------------------------------------------------------
+
+  private SinkCheckpoint.TableProgress current(long tableId) {
+    SinkCheckpoint.TableProgress p = staged.get(tableId);
+    return p != null ? p : progress.table(tableId);
+  }
+
+  private Checkpoint positionOf(long tableId) {
+    SinkCheckpoint.TableProgress p = current(tableId);
+    return p == null ? Checkpoint.at(0) : p.applied();
+  }
+
+  private void stage(long tableId, SinkCheckpoint.TableProgress p) {
+    staged.put(tableId, p);
+  }
+
+  /** Writes the staged progress and {@code checkpointTs}, and commits the open target transaction. */
+  private void commitStaged(long checkpointTs) throws SQLException {
+    writer.flush();
+    for (Map.Entry<Long, SinkCheckpoint.TableProgress> e : staged.entrySet()) {
+      progress.writeTable(connection, e.getKey(), e.getValue());
+    }
+    progress.writeCheckpoint(connection, checkpointTs);
+    connection.commit();
+    fenceLocked = false;
+    if (copyLoader != null) {
+      copyLoader.transactionEnded();
+    }
+    progress.committed(staged, checkpointTs);
+    staged.clear();
+    appliedTransactions += stagedApplied;
+    skippedTransactions += stagedSkipped;
+    stagedApplied = 0;
+    stagedSkipped = 0;
   }
 
   // ---- rows ----------------------------------------------------------------------------------
 
-  private void write(String target, String schema, TableInfo info, RowChangeView row) throws SQLException {
-    if (decimals != null && row.after().isPresent()) {   // the image an upsert binds
-      decimals.check(schema, info, row.after());
+  /** Whether some row of {@code t} is not covered by the table's progress. */
+  private boolean applies(Transaction t) {
+    SinkCheckpoint.TableProgress p = current(t.tableId());
+    return p == null || (!p.dropped() && !p.applied().coversAll(t.commitTs()));
+  }
+
+  private void writeRows(Transaction t) throws SQLException {
+    SinkCheckpoint.TableProgress p = current(t.tableId());
+    Checkpoint at = p == null ? Checkpoint.at(0) : p.applied();
+    if (!applies(t)) {
+      stagedSkipped++;
+      return;
     }
+    ensureTable(t.tableInfo(), t.commitTs());
+    String target = target(t.tableInfo());
+    writer.at(t.commitTs());
+    List<RowImage> chunk = copyable(t, at, target);
+    if (chunk != null) {
+      writer.flush();   // rows batched before it keep their order
+      copyLoader.upsert(target, t.tableInfo(), chunk);
+    } else {
+      for (RowChangeView row : t.rows()) {
+        if (!at.covers(t.commitTs(), row.rowSeq())) {
+          write(target, targetSchema(t.tableInfo()), t.tableInfo(), t.commitTs(), row);
+        }
+      }
+    }
+    stage(t.tableId(), new SinkCheckpoint.TableProgress(t.tableName(), at.max(t.checkpoint()),
+        p == null ? 0 : p.ddlTs(), 0));
+    stagedApplied++;
+  }
+
+  /**
+   * The after images of {@code t} when it is a snapshot chunk the COPY path can load into PostgreSQL (READ rows
+   * only, enough of them, none applied yet, every value present, no identity column the target generates
+   * ALWAYS), else null: the rows go one by one.
+   */
+  private List<RowImage> copyable(Transaction t, Checkpoint at, String target) throws SQLException {
+    if (copyLoader == null || t.rows().size() < PgCopyLoader.MIN_ROWS) {
+      return null;
+    }
+    List<RowImage> images = new ArrayList<>(t.rows().size());
+    for (RowChangeView row : t.rows()) {
+      if (row.op() != RowOp.ROW_OP_READ || at.covers(t.commitTs(), row.rowSeq())) {
+        return null;
+      }
+      images.add(row.after());
+    }
+    if (identity != null && !identity.always(target).isEmpty()) {
+      return null;
+    }
+    return PgCopyLoader.whole(images, t.tableInfo()) ? images : null;
+  }
+
+  private void write(String target, String schema, TableInfo info, long commitTs, RowChangeView row)
+      throws SQLException {
+    if (decimals != null && row.after().isPresent()) {   // the image an upsert binds
+      try {
+        decimals.check(schema, info, row.after());
+      } catch (SQLException e) {
+        throw RejectedRowException.of(e, List.of(new RejectedRowException.Row(info, 0, row.after(), null)));
+      }
+    }
+    if (dialect == Dialect.MYSQL) {   // PostgreSQL holds every date and timestamp, infinity and BC included
+      if (row.after().isPresent()) {
+        TemporalRange.check(target, info, row.after(), false);
+      }
+      if (row.before().isPresent()) {   // a DELETE, or an UPDATE that moves the key, binds the old key
+        TemporalRange.check(target, info, row.before(), true);
+      }
+    }
+    if (info.getPrimaryKeyCount() == 0) {
+      writeKeyless(target, info, commitTs, row);
+      return;
+    }
+    Set<String> insertOnly = identity == null ? Set.of() : identity.always(target);
     switch (row.op()) {
-      case ROW_OP_INSERT -> writer.upsert(target, info, row.after());
+      // a snapshot's READ row is the row as it stands: an upsert, like an insert
+      case ROW_OP_INSERT, ROW_OP_READ -> writer.upsert(target, info, row.after(), insertOnly);
       case ROW_OP_UPDATE -> {
         List<Value> newKey = RowWriter.keyOf(info, row.after());
         List<Value> oldKey = row.before().isPresent() ? RowWriter.keyOf(info, row.before()) : null;
         if (oldKey != null && !oldKey.equals(newKey)) {
           writer.delete(target, info, oldKey);     // the key changed: the old row goes
         }
-        writer.upsert(target, info, row.after());
+        writer.upsert(target, info, row.after(), insertOnly);
       }
       case ROW_OP_DELETE -> {
         List<Value> key = RowWriter.keyOf(info, row.before().isPresent() ? row.before() : row.after());
@@ -264,185 +448,204 @@ public final class JdbcUpsertSink implements Sink {
     }
   }
 
-  private void ensureTable(TableInfo info, long commitTs, boolean forRows) throws SQLException {
+  /** A table without a key: its rows are matched by their whole old image (REPLICA IDENTITY FULL). */
+  private void writeKeyless(String target, TableInfo info, long commitTs, RowChangeView row) throws SQLException {
+    switch (row.op()) {
+      // a snapshot's READ row of a keyless table is appended, as an insert (docs/CAPTURE.md "Keyless tables")
+      case ROW_OP_INSERT, ROW_OP_READ -> writer.insert(target, info, row.after());
+      case ROW_OP_UPDATE, ROW_OP_DELETE -> {
+        if (!row.before().isPresent() || row.before().size() < info.getColumnsCount()) {
+          throw new RowIdentityMissingException(info, commitTs, row.op());
+        }
+        if (row.op() == dev.sluice.api.v1.RowOp.ROW_OP_UPDATE) {
+          writer.updateMatching(target, info, row.before(), row.after());
+        } else {
+          writer.deleteMatching(target, info, row.before());
+        }
+      }
+      case ROW_OP_UNSPECIFIED, UNRECOGNIZED -> throw new SQLException("row op " + row.op() + " at row seq "
+          + row.rowSeq(), "22000");
+    }
+  }
+
+  private void ensureTable(TableInfo info, long commitTs) throws SQLException {
     if (ensuredTables.contains(info.getTableId())) {
       return;
     }
-    translator.checkCreatable(info, commitTs, forRows);
+    ddl.checkCreatable(info, commitTs);
     if (config.createTables()) {
-      try (Statement st = connection.createStatement()) {
-        ensureSchema(st, targetSchema(info));
-        st.execute(dialect.createTable(target(info), info, tableOptions()));
+      if (dialect == Dialect.MYSQL && !staged.isEmpty()) {
+        commitStaged(progress.checkpointTs());   // a CREATE commits implicitly: the rows before it keep their progress
       }
-      connection.commit();
+      TableInfo mapped = forTarget(info);
+      try (Statement st = connection.createStatement()) {
+        ddl.ensureSchema(st, targetSchema(info));
+        ensureTypes(mapped, TableInfo.getDefaultInstance(), info.getSchemaName() + "." + info.getTableName(), commitTs);
+        st.execute(dialect.createTable(target(info), mapped, tableOptions()));
+      }
     }
     ensuredTables.add(info.getTableId());
   }
 
-  private void ensureSchema(Statement st, String schema) throws SQLException {
-    st.execute(dialect == Dialect.POSTGRESQL ? "CREATE SCHEMA IF NOT EXISTS " + dialect.quote(schema)
-        : "CREATE DATABASE IF NOT EXISTS " + dialect.quote(schema));
-  }
-
   // ---- DDL -----------------------------------------------------------------------------------
 
-  /**
-   * A table the changefeed started after its CREATE (from the CREATE's commit ts, exclusive) exists in
-   * the target only once a row created it; a DDL before its first row would run against nothing. The
-   * table is created as it was before the DDL, which then applies as captured.
-   */
-  private void ensureTableBefore(DdlChange ddl) throws SQLException {
-    DdlType type = ddl.ddlType();
-    TableInfo before = ddl.tableInfoBefore();
-    if (type == DdlType.DDL_TYPE_CREATE_TABLE || type == DdlType.DDL_TYPE_DROP_TABLE || before.getTableName().isEmpty()
-        || ensuredTables.contains(before.getTableId()) || !config.createTables()
-        || tableExists(targetSchema(before), before.getTableName())) {
-      return;
+  private void writeDdl(DdlChange change) throws SQLException {
+    long id = change.tableId();
+    SinkCheckpoint.TableProgress p = current(id);
+    if (p != null && (p.dropped() || change.isCoveredBy(p.applied(), p.ddlTs()))) {
+      stagedSkipped++;
+      return;   // applied before a restart or a replay
     }
-    LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", ddl.tableName())
-        .addKeyValue("commitTs", ddl.commitTs()).log("creating the table as it was before its first DDL here");
-    ensureTable(before, ddl.commitTs(), false);
-  }
-
-  private List<String> statementsFor(DdlChange ddl) throws SQLException {
-    if (config.skippedDdlTypes().contains(ddl.ddlType())) {
-      LOG.atWarn().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", ddl.tableName())
-          .addKeyValue("commitTs", ddl.commitTs()).addKeyValue("ddlType", ddl.ddlType())
-          .log("DDL type configured as skipped; not applied: {}", ddl.query());
-      return List.of();
+    writer.flush();   // the rows before it run before it
+    if (ddl.ensureTableBefore(change, ensuredTables)) {
+      ensureTable(change.tableInfoBefore(), change.commitTs());
     }
-    TableInfo before = ddl.tableInfoBefore().getTableName().isEmpty() ? ddl.tableInfoAfter() : ddl.tableInfoBefore();
-    String schema = targetSchema(before);
-    String table = target(before);
-    // MySQL commits DDL at once: a crash before the checkpoint replays a RENAME that already happened
-    if (ddl.ddlType() == DdlType.DDL_TYPE_RENAME_TABLE && !tableExists(schema, before.getTableName())
-        && tableExists(schema, ddl.tableInfoAfter().getTableName())) {
-      LOG.atInfo().addKeyValue("table", ddl.tableName()).addKeyValue("commitTs", ddl.commitTs())
-          .log("RENAME TABLE applied already (its checkpoint was not); not run again");
-      return List.of();
+    DdlChange mapped = change.withTableInfos(forTarget(change.tableInfoBefore()), forTarget(change.tableInfoAfter()));
+    if (!config.skippedDdlTypes().contains(change.ddlType()) && change.ddlType() != DdlType.DDL_TYPE_DROP_TABLE) {
+      ensureTypes(mapped.tableInfoAfter(), mapped.tableInfoBefore(), change.tableName(), change.commitTs());
     }
-    if (dialect.wireName().equals(ddl.dialect()) && !ddl.query().isBlank()) {
-      if (ddl.ddlType() == DdlType.DDL_TYPE_CREATE_TABLE && tableExists(schema, ddl.tableInfoAfter().getTableName())) {
-        LOG.atInfo().addKeyValue("table", ddl.tableName()).addKeyValue("commitTs", ddl.commitTs())
-            .log("CREATE TABLE target exists already; not run again");
-        return List.of();
-      }
-      List<String> out = new ArrayList<>();
-      out.add(dialect.useSchema(schema));
-      out.add(mapSchema(ddl.query(), ddl.tableInfoAfter().getSchemaName(), schema));
-      return out;
+    List<String> statements = ddl.statementsFor(mapped);
+    if (dialect == Dialect.MYSQL && !statements.isEmpty() && !staged.isEmpty()) {
+      commitStaged(progress.checkpointTs());   // MySQL commits DDL implicitly: what came before keeps its progress
     }
-    return translator.derive(ddl, table, schema, tableOptions());
-  }
-
-  /** Rewrites {@code source.} qualifiers (bare, "quoted" or `quoted`) to the target schema. */
-  private String mapSchema(String query, String source, String target) {
-    if (source.isEmpty() || source.equals(target)) {
-      return query;
+    ddl.run(mapped, statements);
+    writer.forgetStatements();
+    ensuredTables.remove(id);
+    if (decimals != null) {
+      decimals.forget();
     }
-    Pattern p = Pattern.compile("(?i)(?<![\\w.\"`])(\"" + Pattern.quote(source) + "\"|`" + Pattern.quote(source)
-        + "`|" + Pattern.quote(source) + ")\\s*\\.");
-    return p.matcher(query).replaceAll(Matcher.quoteReplacement(dialect.quote(target) + "."));
-  }
-
-  private boolean tableExists(String schema, String table) throws SQLException {
-    try (ResultSet rs = dialect == Dialect.POSTGRESQL
-        ? connection.getMetaData().getTables(null, schema, table, null)
-        : connection.getMetaData().getTables(schema, null, table, null)) {
-      return rs.next();
+    if (identity != null) {
+      identity.forget();
     }
-  }
-
-  // ---- progress ------------------------------------------------------------------------------
-
-  private Checkpoint positionOf(long tableId) {
-    SinkCheckpoint.TableProgress p = progress.get(tableId);
-    return p == null ? Checkpoint.at(0) : p.applied();
-  }
-
-  private long ddlTsOf(long tableId) {
-    SinkCheckpoint.TableProgress p = progress.get(tableId);
-    return p == null ? 0 : p.ddlTs();
-  }
-
-  private String checkpointTable() {
-    return dialect.qualified(homeSchema, JdbcSinkConfig.CHECKPOINT_TABLE);
-  }
-
-  private String tableCheckpointTable() {
-    return dialect.qualified(homeSchema, JdbcSinkConfig.TABLE_CHECKPOINT_TABLE);
-  }
-
-  private void readProgress() throws SQLException {
-    try (Statement st = connection.createStatement()) {
-      st.execute(dialect.createCheckpointTable(checkpointTable(), tableOptions()));
-      st.execute(dialect.createTableCheckpointTable(tableCheckpointTable(), tableOptions()));
-    }
-    connection.commit();
-    try (PreparedStatement ps = connection.prepareStatement("SELECT checkpoint_ts FROM " + checkpointTable()
-        + " WHERE changefeed_id = ?")) {
-      ps.setString(1, config.changefeedId());
-      try (ResultSet rs = ps.executeQuery()) {
-        checkpointTs = rs.next() ? rs.getLong(1) : 0;
-      }
-    }
-    try (PreparedStatement ps = connection.prepareStatement("SELECT table_id, table_name, checkpoint_ts, "
-        + "cursor_commit_ts, next_row_seq, ddl_ts FROM " + tableCheckpointTable() + " WHERE changefeed_id = ?")) {
-      ps.setString(1, config.changefeedId());
-      try (ResultSet rs = ps.executeQuery()) {
-        while (rs.next()) {
-          progress.put(rs.getLong(1), new SinkCheckpoint.TableProgress(rs.getString(2),
-              new Checkpoint(rs.getLong(3), rs.getLong(4), rs.getLong(5)), rs.getLong(6)));
-        }
-      }
-    }
-    connection.commit();
-    LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("checkpointTs", checkpointTs)
-        .addKeyValue("tables", progress.size()).log("JDBC sink opened");
-  }
-
-  private void writeCheckpoint(long ts) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(dialect.upsertCheckpoint(checkpointTable()))) {
-      ps.setString(1, config.changefeedId());
-      ps.setLong(2, ts);
-      ps.executeUpdate();
-    }
-  }
-
-  private void writeTableProgress(long tableId, String name, Checkpoint at, long ddlTs) throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement(dialect.upsertTableCheckpoint(tableCheckpointTable()))) {
-      ps.setString(1, config.changefeedId());
-      ps.setLong(2, tableId);
-      ps.setString(3, name);
-      ps.setLong(4, at.ts());
-      ps.setLong(5, at.cursorCommitTs());
-      ps.setLong(6, at.nextRowSeq());
-      ps.setLong(7, ddlTs);
-      ps.executeUpdate();
-    }
+    Checkpoint position = change.position();
+    SinkCheckpoint.TableProgress next = new SinkCheckpoint.TableProgress(change.tableName(),
+        p == null ? position : p.applied().max(position), change.commitTs(), 0);
+    stage(id, change.ddlType() == DdlType.DDL_TYPE_DROP_TABLE ? next.droppedAt(change.commitTs()) : next);
+    stagedApplied++;
   }
 
   // ---- connection and errors -----------------------------------------------------------------
 
+  /**
+   * Where a table goes: {@code targetSchema} when set; else on PostgreSQL the source schema (a database has
+   * schemas), on MySQL/MariaDB the URL's database (a database is what MySQL calls a schema: naming one after
+   * the source schema would write outside the database the URL points at). Needs the connection.
+   */
   private String targetSchema(TableInfo info) {
-    return config.targetSchema() != null ? config.targetSchema() : info.getSchemaName();
+    if (config.targetSchema() != null) {
+      return config.targetSchema();
+    }
+    return dialect == Dialect.MYSQL ? homeSchema : info.getSchemaName();
   }
 
   private String target(TableInfo info) {
     return dialect.qualified(targetSchema(info), info.getTableName());
   }
 
+  /**
+   * PostgreSQL: creates or updates the user-defined types {@code after}'s columns need (mapped to the
+   * target, {@link TargetTypes}) before a CREATE, ALTER or the table's creation needs them.
+   */
+  private void ensureTypes(TableInfo after, TableInfo before, String table, long commitTs) throws SQLException {
+    if (userTypes == null) {
+      return;
+    }
+    for (String sql : userTypes.reconcile(after, before)) {
+      LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", table)
+          .addKeyValue("commitTs", commitTs).log("type for the table: {}", sql);
+    }
+  }
+
+  private TableInfo forTarget(TableInfo info) {
+    return info.getTableName().isEmpty() ? info : TargetTypes.map(info, targetSchema(info));
+  }
+
+  // ---- fencing -------------------------------------------------------------------------------
+
+  private String fenceTable() {
+    return dialect.qualified(homeSchema, JdbcSinkConfig.FENCE_TABLE);
+  }
+
+  /**
+   * Claims this writer's token: refused when a higher one is held; an unfenced writer only checks that
+   * none is.
+   */
+  private void claimFence() throws SQLException {
+    try (Statement st = connection.createStatement()) {
+      st.execute(dialect.createFenceTable(fenceTable(), tableOptions()));
+    }
+    connection.commit();
+    long token = config.fenceToken();
+    long held = lockedFence();
+    if (held > token) {
+      connection.rollback();
+      throw fencedOut(held);
+    }
+    if (token > 0 && held < token) {
+      String sql = held < 0
+          ? "INSERT INTO " + fenceTable() + " (changefeed_id, fence_token, updated_at) VALUES (?, ?, " + dialect.now() + ")"
+          : "UPDATE " + fenceTable() + " SET fence_token = ?, updated_at = " + dialect.now() + " WHERE changefeed_id = ?";
+      try (PreparedStatement ps = connection.prepareStatement(sql)) {
+        ps.setString(held < 0 ? 1 : 2, config.changefeedId());
+        ps.setLong(held < 0 ? 2 : 1, token);
+        ps.executeUpdate();
+      }
+      LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("fenceToken", token)
+          .addKeyValue("previousToken", held).log("JDBC sink claimed the changefeed's fencing token");
+    }
+    connection.commit();
+  }
+
+  /** First in every fenced transaction: locks the fence row, refuses when a newer owner holds it. */
+  private void guardFence() throws SQLException {
+    if (config.fenceToken() == 0 || fenceLocked) {
+      return;   // unfenced: checked once at open
+    }
+    long held = lockedFence();
+    if (held > config.fenceToken()) {
+      connection.rollback();
+      throw fencedOut(held);
+    }
+    fenceLocked = true;
+  }
+
+  /** The claimed token, its row locked until the transaction ends; -1 when none was claimed. */
+  private long lockedFence() throws SQLException {
+    try (PreparedStatement ps = connection.prepareStatement("SELECT fence_token FROM " + fenceTable()
+        + " WHERE changefeed_id = ? FOR UPDATE")) {
+      ps.setString(1, config.changefeedId());
+      try (java.sql.ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? rs.getLong(1) : -1;
+      }
+    }
+  }
+
+  private FencedOutException fencedOut(long held) {
+    LOG.atWarn().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("fenceToken", config.fenceToken())
+        .addKeyValue("heldToken", held).log("JDBC sink refused a write: a newer owner holds a higher fencing token");
+    return new FencedOutException(config.changefeedId(), config.fenceToken(), held, "the target's "
+        + JdbcSinkConfig.FENCE_TABLE);
+  }
+
   private void connection() throws SQLException {
     if (connection != null && !connection.isClosed()) {
       return;
     }
-    connection = DriverManager.getConnection(config.jdbcUrl(), config.user(), config.password());
+    staged.clear();
+    fenceLocked = false;
+    connection = JdbcTarget.connect(config.jdbcUrl(), config.user(), config.password());
     connection.setAutoCommit(false);
     writer = new RowWriter(connection, dialect, config.batchSize());
+    copyLoader = dialect == Dialect.POSTGRESQL ? new PgCopyLoader(connection) : null;   // snapshot chunks by COPY
     decimals = dialect == Dialect.MYSQL ? new DecimalColumns(connection) : null;
+    identity = dialect == Dialect.POSTGRESQL ? new IdentityColumns(connection) : null;
+    closeTypesAhead();
+    userTypes = dialect == Dialect.POSTGRESQL ? new PgUserTypes(connection, this::typesAhead) : null;
     tableOptions = null;
+    constraintsRelaxed = ApplySession.prepare(connection, dialect, config.changefeedId());
     if (homeSchema == null) {
-      try (Statement st = connection.createStatement(); ResultSet rs = st.executeQuery(dialect.currentSchemaQuery())) {
+      try (Statement st = connection.createStatement();
+           java.sql.ResultSet rs = st.executeQuery(dialect.currentSchemaQuery())) {
         homeSchema = rs.next() ? rs.getString(1) : null;
       }
       connection.commit();
@@ -450,6 +653,7 @@ public final class JdbcUpsertSink implements Sink {
         throw new SQLException("the JDBC URL names no default schema/database for the checkpoint tables", "3D000");
       }
     }
+    ddl = new DdlStatements(config, dialect, connection, this::tableOptions, homeSchema);
     ensuredTables.clear();
   }
 
@@ -460,9 +664,17 @@ public final class JdbcUpsertSink implements Sink {
     return tableOptions;
   }
 
-  private SluiceException rollbackAndClassify(SQLException e, String table, long ts) {
-    if (decimals != null) {
-      decimals.forget();   // the fix may be a wider target column: read it again on the retry
+  private void rollbackQuietly() {
+    if (writer != null) {
+      writer.discard();   // rows batched before the failure belong to the rolled-back transaction
+    }
+    staged.clear();
+    stagedApplied = 0;
+    stagedSkipped = 0;
+    fenceLocked = false;
+    ensuredTables.clear();   // a CREATE rolled back with the transaction is made again
+    if (copyLoader != null) {
+      copyLoader.transactionEnded();
     }
     try {
       if (connection != null && !connection.isClosed()) {
@@ -471,37 +683,49 @@ public final class JdbcUpsertSink implements Sink {
     } catch (SQLException ignored) {
       // the connection is broken: classify() sees that
     }
+  }
+
+  private SluiceException rollbackAndClassify(SQLException e, String table, long ts) {
+    if (decimals != null) {
+      decimals.forget();   // the fix may be a wider target column: read it again on the retry
+    }
+    rollbackQuietly();
     return classify(e, table, ts);
   }
 
+  /**
+   * The typed error for {@code e}, naming the target (redacted by the exception), the table, the row
+   * when the target refused one ({@link RejectedRowException}), the commit ts and SQL state, and the
+   * driver's words capped ({@link SqlErrorText}): a 100 KB value never fills the message.
+   */
   private SluiceException classify(SQLException e, String table, long ts) {
-    String state = sqlState(e);
+    String state = SqlErrorText.sqlState(e);
     boolean broken;
     try {
       broken = connection == null || connection.isClosed() || !connection.isValid(2);
     } catch (SQLException x) {
       broken = true;
     }
+    String what = table;
+    if (e instanceof RejectedRowException r && r.table() != null) {
+      what = r.table() + " " + r.row();
+      ts = r.commitTs() > 0 ? r.commitTs() : ts;
+    }
+    // a driver may echo the password in a form of its own: every literal secret of the target is masked
+    Set<String> secrets = JdbcTarget.secrets(config.jdbcUrl(), config.password());
+    String driver = Redactor.redact(e instanceof RejectedRowException ? e.getMessage() : SqlErrorText.of(e), secrets);
+    Throwable cause = Redactor.scrub(SqlErrorText.capped(e), secrets);
     boolean transientState = state != null && (state.startsWith("08") || state.startsWith("57P")
         || state.equals("40001") || state.equals("40P01"));
     if (broken || transientState || e instanceof SQLTransientException || e instanceof SQLRecoverableException) {
       close();
-      return new SinkUnavailableException("JDBC target " + config.jdbcUrl() + " failed while applying " + table
-          + " at commit ts " + ts + " (SQL state " + state + "); nothing of the batch was kept: " + e.getMessage(), e);
+      return new SinkUnavailableException("JDBC target " + config.jdbcUrl() + " failed while applying " + what
+          + " at commit ts " + ts + " (SQL state " + state + "); nothing of the batch was kept: " + driver, cause);
     }
-    return new SinkFailedException(table, ts, "JDBC target " + config.jdbcUrl() + " refused " + table + " at commit ts "
-        + ts + " (SQL state " + state + "): " + e.getMessage(), e);
-  }
-
-  private static String sqlState(SQLException e) {
-    for (SQLException x = e; x != null; x = x.getNextException()) {
-      if (x.getSQLState() != null) {
-        return x.getSQLState();
-      }
-      if (x.getCause() instanceof SQLException c && c.getSQLState() != null) {
-        return c.getSQLState();
-      }
-    }
-    return null;
+    String hint = "23503".equals(state) && !constraintsRelaxed ? " (the apply session could not turn foreign key "
+        + "checks off: see the warning when the sink opened)" : "";
+    return new SinkFailedException(e instanceof RejectedRowException r && r.table() != null ? r.table() : table, ts,
+        "JDBC target " + config.jdbcUrl() + " refused " + what + " at commit ts " + ts + " (SQL state " + state
+            + "): " + driver + hint, cause);
   }
 }

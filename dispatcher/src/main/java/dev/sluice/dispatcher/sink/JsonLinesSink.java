@@ -40,6 +40,11 @@ import java.util.Map;
  * lines written since the previous checkpoint; nothing is lost. Transactions the checkpoint covers
  * are skipped on replay. To stdout there is no fsync; the side file is optional.
  *
+ * <p>Not fenced: a file has no transaction to hold a fencing token beside the lines, so when a cluster
+ * moves a hosted changefeed, a cut-off old owner may go on appending to its own file until it learns it
+ * was replaced, and the new owner (on its own disk) starts from the checkpoint the cluster recorded.
+ * At least once across a move, never exactly once (docs/CLUSTER.md).
+ *
  * <pre>{@code
  * try (JsonLinesSink sink = JsonLinesSink.toFile(Path.of("orders.jsonl"), "cf1")) {
  *   sink.apply(List.of(txn), txn.commitTs());
@@ -101,7 +106,7 @@ public final class JsonLinesSink implements Sink {
       for (Transaction t : transactions) {
         SinkCheckpoint.TableProgress p = reached.getOrDefault(t.tableId(), progress.get(t.tableId()));
         Checkpoint at = p == null ? Checkpoint.at(0) : p.applied();
-        if (at.coversAll(t.commitTs())) {
+        if (at.coversAll(t.commitTs()) || (p != null && p.dropped())) {
           continue;
         }
         for (RowChangeView row : t.rows()) {
@@ -124,7 +129,7 @@ public final class JsonLinesSink implements Sink {
   @Override
   public void applyDdl(DdlChange ddl, long changefeedCheckpointTs) {
     SinkCheckpoint.TableProgress p = progress.get(ddl.tableId());
-    if (p != null && (p.ddlTs() >= ddl.commitTs() || p.applied().ts() > ddl.commitTs())) {
+    if (p != null && (p.dropped() || ddl.isCoveredBy(p.applied(), p.ddlTs()))) {
       return;
     }
     try {
@@ -135,15 +140,36 @@ public final class JsonLinesSink implements Sink {
       g.writeStringField("ddl_type", ddl.ddlType().name().replace("DDL_TYPE_", "").toLowerCase());
       g.writeStringField("query", ddl.query());
       g.writeStringField("dialect", ddl.dialect());
+      g.writeNumberField("row_seq", ddl.rowSeq());
+      if (!ddl.volatileDefaultColumns().isEmpty()) {
+        g.writeArrayFieldStart("volatile_default_columns");
+        for (String c : ddl.volatileDefaultColumns()) {
+          g.writeString(c);
+        }
+        g.writeEndArray();
+      }
       endLine(g);
       sync();
     } catch (IOException e) {
       throw new SinkUnavailableException("writing JSON lines failed: " + e.getMessage(), e);
     }
-    Checkpoint applied = Checkpoint.at(ddl.commitTs() - 1);
-    progress.put(ddl.tableId(), new SinkCheckpoint.TableProgress(ddl.tableName(),
-        p == null ? applied : p.applied().max(applied), ddl.commitTs()));
+    Checkpoint applied = ddl.position();
+    SinkCheckpoint.TableProgress next = new SinkCheckpoint.TableProgress(ddl.tableName(),
+        p == null ? applied : p.applied().max(applied), ddl.commitTs());
+    progress.put(ddl.tableId(), ddl.ddlType() == dev.sluice.api.v1.DdlType.DDL_TYPE_DROP_TABLE
+        ? next.droppedAt(ddl.commitTs()) : next);
     checkpointTs = Math.max(checkpointTs, changefeedCheckpointTs);
+    writeCheckpoint();
+  }
+
+  @Override
+  public void markDropped(long tableId, String tableName, long droppedTs) {
+    SinkCheckpoint.TableProgress p = progress.get(tableId);
+    if (p != null && p.dropped()) {
+      return;
+    }
+    progress.put(tableId, (p != null ? p : new SinkCheckpoint.TableProgress(tableName, Checkpoint.at(0), 0))
+        .droppedAt(droppedTs));
     writeCheckpoint();
   }
 
@@ -217,6 +243,7 @@ public final class JsonLinesSink implements Sink {
       case ROW_OP_INSERT -> "insert";
       case ROW_OP_UPDATE -> "update";
       case ROW_OP_DELETE -> "delete";
+      case ROW_OP_READ -> "read";
       case ROW_OP_UNSPECIFIED, UNRECOGNIZED -> "unknown";
     };
   }
@@ -265,6 +292,7 @@ public final class JsonLinesSink implements Sink {
           g.writeNumberField("cursor_commit_ts", p.applied().cursorCommitTs());
           g.writeNumberField("next_row_seq", p.applied().nextRowSeq());
           g.writeNumberField("ddl_ts", p.ddlTs());
+          g.writeNumberField("dropped_ts", p.droppedTs());
           g.writeEndObject();
         }
         g.writeEndArray();
@@ -322,7 +350,7 @@ public final class JsonLinesSink implements Sink {
       }
       progress.put((Long) f.get("table_id"), new SinkCheckpoint.TableProgress((String) f.get("table_name"),
           new Checkpoint((Long) f.get("checkpoint_ts"), (Long) f.get("cursor_commit_ts"), (Long) f.get("next_row_seq")),
-          (Long) f.get("ddl_ts")));
+          (Long) f.get("ddl_ts"), (Long) f.getOrDefault("dropped_ts", 0L)));
     }
   }
 

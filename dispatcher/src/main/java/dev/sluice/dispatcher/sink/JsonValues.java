@@ -10,8 +10,9 @@ import java.util.Base64;
 
 /**
  * JSON forms of {@link Value}s: numbers stay numbers (NaN and infinities become strings), decimals are
- * strings (exact), bytes are base64, times are ISO-8601 text ({@code Z} for instants), JSON documents
- * are embedded as JSON, arrays are arrays.
+ * strings (exact), bytes are base64, dates and times are ISO-8601 text ({@code Z} for instants; astronomical
+ * years, so {@code -4712-01-01} is 4713-01-01 BC; PostgreSQL's infinities are the strings {@code infinity}
+ * and {@code -infinity}), JSON documents are embedded as JSON, arrays are arrays.
  */
 final class JsonValues {
 
@@ -35,9 +36,8 @@ final class JsonValues {
       case DECIMAL_VALUE -> g.writeString(v.getDecimalValue());
       case STRING_VALUE -> g.writeString(v.getStringValue());
       case BYTES_VALUE -> g.writeString(Base64.getEncoder().encodeToString(v.getBytesValue().toByteArray()));
-      case TIMESTAMP_VALUE -> g.writeString(ValueText.timestamp(v.getTimestampValue().getMicros()).replace(' ', 'T')
-          + (v.getTimestampValue().getWithZone() ? "Z" : ""));
-      case DATE_VALUE -> g.writeString(ValueText.date(v.getDateValue()));
+      case TIMESTAMP_VALUE -> g.writeString(ValueText.isoTimestamp(v.getTimestampValue()));
+      case DATE_VALUE -> g.writeString(ValueText.isoDate(v.getDateValue()));
       case TIME_MICROS_VALUE -> g.writeString(ValueText.time(v.getTimeMicrosValue()));
       case JSON_VALUE -> g.writeRawValue(v.getJsonValue());
       case UUID_VALUE -> g.writeString(ValueText.uuid(v.getUuidValue()));

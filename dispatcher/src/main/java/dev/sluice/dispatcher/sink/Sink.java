@@ -2,6 +2,7 @@ package dev.sluice.dispatcher.sink;
 
 import dev.sluice.dispatcher.DdlChange;
 import dev.sluice.dispatcher.Transaction;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -45,6 +46,47 @@ public interface Sink extends AutoCloseable {
 
   /** Records the changefeed checkpoint alone (tables advanced by resolved ts without rows). */
   void advance(long changefeedCheckpointTs);
+
+  /**
+   * Applies {@code changes} (rows of several tables and schema changes, in the upstream's order) into
+   * one target transaction: the one a previous call without {@code commit} left open, or a new one.
+   * With {@code commit} that transaction commits with every table's progress and
+   * {@code changefeedCheckpointTs}, so a reader of the target sees all of it or none of it. This is how
+   * a changefeed applies whole upstream transactions ({@code ApplyMode.TRANSACTION}); a transaction
+   * delivered in parts is applied by several calls and one commit.
+   *
+   * <p>The default applies each run of rows and each schema change by itself ({@link #apply},
+   * {@link #applyDdl}): right for sinks that are at least once anyway. {@link JdbcUpsertSink} keeps one
+   * target transaction (MySQL/MariaDB commit before a schema change, which they cannot roll back).
+   *
+   * @throws dev.sluice.api.error.TransientException when the target cannot be reached; the open
+   *     target transaction (every call since the last commit) was rolled back
+   */
+  default void applyInOrder(List<SinkChange> changes, boolean commit, long changefeedCheckpointTs) {
+    long kept = checkpoint().checkpointTs();
+    List<Transaction> run = new ArrayList<>();
+    for (SinkChange c : changes) {
+      if (c instanceof SinkChange.Rows r) {
+        run.add(r.transaction());
+      } else if (c instanceof SinkChange.Schema s) {
+        if (!run.isEmpty()) {
+          apply(List.copyOf(run), kept);
+          run.clear();
+        }
+        applyDdl(s.ddl(), kept);
+      }
+    }
+    if (!run.isEmpty() || commit) {
+      apply(List.copyOf(run), commit ? changefeedCheckpointTs : kept);
+    }
+  }
+
+  /**
+   * Records that table {@code tableId}'s stream ended at {@code droppedTs} without a DROP TABLE the sink
+   * applied (the broker no longer lists it, or refuses it as dropped), so that a restart does not follow
+   * it again. A DROP TABLE applied through {@link #applyDdl} records this itself.
+   */
+  default void markDropped(long tableId, String tableName, long droppedTs) {}
 
   @Override
   void close();

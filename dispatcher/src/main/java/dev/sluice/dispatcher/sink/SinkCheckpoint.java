@@ -5,21 +5,25 @@ import java.util.Map;
 
 /**
  * A sink's durable progress for one changefeed: the changefeed checkpoint (every table is applied
- * up to it) and each table's own position, which may be ahead of it.
+ * up to it) and each table's own position, which may be ahead of it. A table whose stream ended (its
+ * DROP was applied, or the broker no longer has it) keeps its entry with {@code droppedTs}, so a
+ * restart never follows it again.
  *
  * <pre>{@code
  * Checkpoint from = sink.checkpoint().forTable(tableId);   // where the table's dispatcher resumes
  * }</pre>
  *
  * @param checkpointTs the changefeed checkpoint: the minimum over tables
- * @param tables       table id to its applied position and last applied DDL ts
+ * @param tables       table id to its applied position, last applied DDL ts and end
  */
 public record SinkCheckpoint(long checkpointTs, Map<Long, TableProgress> tables) {
 
+  /** Copies the table map. */
   public SinkCheckpoint {
     tables = Map.copyOf(tables);
   }
 
+  /** Nothing applied yet: a new target. */
   public static SinkCheckpoint empty() {
     return new SinkCheckpoint(0, Map.of());
   }
@@ -31,6 +35,29 @@ public record SinkCheckpoint(long checkpointTs, Map<Long, TableProgress> tables)
     return p == null ? base : p.applied().max(base);
   }
 
-  /** One table's progress. */
-  public record TableProgress(String tableName, Checkpoint applied, long ddlTs) {}
+  /**
+   * One table's progress.
+   *
+   * @param tableName "schema.table" as last applied
+   * @param applied   its applied position
+   * @param ddlTs     commit ts of its last applied DDL, 0 when none
+   * @param droppedTs commit ts its stream ended at (its DROP), 0 while it is followed
+   */
+  public record TableProgress(String tableName, Checkpoint applied, long ddlTs, long droppedTs) {
+
+    /** A followed table's progress (not dropped). */
+    public TableProgress(String tableName, Checkpoint applied, long ddlTs) {
+      this(tableName, applied, ddlTs, 0);
+    }
+
+    /** Whether the table's stream ended: nothing of it is applied or followed any more. */
+    public boolean dropped() {
+      return droppedTs > 0;
+    }
+
+    /** This progress, ended at {@code ts}. */
+    public TableProgress droppedAt(long ts) {
+      return new TableProgress(tableName, applied.max(Checkpoint.at(ts)), ddlTs, ts);
+    }
+  }
 }

@@ -13,19 +13,24 @@ import dev.sluice.api.error.FatalException;
  */
 public final class SinkFailedException extends FatalException {
 
+  /** The table, schema.table. */
   private final String table;
+  /** The commit ts of the change. */
   private final long commitTs;
 
+  /** The target refused the change of {@code table} at {@code commitTs}; {@code message} says how and what to do. */
   public SinkFailedException(String table, long commitTs, String message, Throwable cause) {
     super(ErrorCode.SINK_FAILED, message, cause);
     this.table = table;
     this.commitTs = commitTs;
   }
 
+  /** The table whose change stopped the sink ("schema.table"). */
   public String table() {
     return table;
   }
 
+  /** The commit ts of that change: the changefeed resumes after it once the cause is fixed. */
   public long commitTs() {
     return commitTs;
   }

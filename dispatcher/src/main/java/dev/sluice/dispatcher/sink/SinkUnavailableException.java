@@ -13,6 +13,7 @@ import dev.sluice.api.error.TransientException;
  */
 public final class SinkUnavailableException extends TransientException {
 
+  /** The target is unreachable; {@code message} names it (passwords masked), {@code cause} is the driver's. */
   public SinkUnavailableException(String message, Throwable cause) {
     super(ErrorCode.SINK_UNAVAILABLE, message, cause);
   }

@@ -13,9 +13,12 @@ import dev.sluice.api.error.FatalException;
  */
 public final class UnsupportedDdlException extends FatalException {
 
+  /** The table, schema.table. */
   private final String table;
+  /** The commit ts of the change. */
   private final long commitTs;
 
+  /** The DDL {@code what} of {@code table} at {@code commitTs} cannot be applied by the sink. */
   public UnsupportedDdlException(String table, long commitTs, String what) {
     super(ErrorCode.UNSUPPORTED_DDL, "cannot apply DDL on " + table + " at commit ts " + commitTs + ": " + what
         + "; apply it to the target by hand, then resume the changefeed after ts " + commitTs);
@@ -23,10 +26,12 @@ public final class UnsupportedDdlException extends FatalException {
     this.commitTs = commitTs;
   }
 
+  /** The table whose change stopped the sink ("schema.table"). */
   public String table() {
     return table;
   }
 
+  /** The commit ts of that change: the changefeed resumes after it once the cause is fixed. */
   public long commitTs() {
     return commitTs;
   }

@@ -1,31 +1,131 @@
 package dev.sluice.dispatcher.sink;
 
 import com.google.protobuf.ByteString;
+import dev.sluice.api.v1.Timestamp;
 import dev.sluice.api.v1.Value;
 import java.nio.ByteBuffer;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
-import java.time.format.DateTimeFormatter;
 import java.util.UUID;
 
-/** Canonical text forms of {@link Value}s that SQL targets and JSON lines share. */
+/**
+ * Canonical text forms of {@link Value}s that SQL targets and JSON lines share.
+ *
+ * <p>Dates and timestamps come in two spellings. PostgreSQL's ({@link #pgDate}, {@link #pgTimestamp}, used
+ * by {@link #scalar} and so by every SQL target): the era year with {@code BC} after it
+ * ({@code 4713-01-01 BC}), years past 9999 without a sign ({@code 294276-12-31}), and {@code infinity} /
+ * {@code -infinity}. ISO 8601 ({@link #isoDate}, {@link #isoTimestamp}, used by JSON lines): astronomical
+ * years ({@code 0000} is 1 BC, {@code -4712-01-01} is 4713-01-01 BC, {@code +294276-12-31} past 9999), as
+ * {@code java.time} parses them, and the strings {@code infinity} / {@code -infinity}.
+ */
 final class ValueText {
 
-  private static final DateTimeFormatter TS = DateTimeFormatter.ofPattern("yyyy-MM-dd HH:mm:ss.SSSSSS");
+  private static final long MICROS_PER_SECOND = 1_000_000L;
 
   private ValueText() {}
 
-  /** "2024-05-01 12:00:00.000123" (UTC for an instant). */
-  static String timestamp(long micros) {
-    LocalDateTime t = LocalDateTime.ofEpochSecond(Math.floorDiv(micros, 1_000_000L),
-        (int) Math.floorMod(micros, 1_000_000L) * 1000, ZoneOffset.UTC);
-    return TS.format(t);
+  /**
+   * "2024-05-01 12:00:00.000123" (UTC for an instant, no zone): for a finite value of years 1 to 9999
+   * ({@link #inCommonEra}), as MySQL and MariaDB read a DATETIME.
+   */
+  static String commonEraTimestamp(Timestamp t) {
+    return pgDateTime(wallClock(t), false);
   }
 
-  /** ISO date from days since 1970-01-01. */
-  static String date(int days) {
-    return LocalDate.ofEpochDay(days).toString();
+  /** PostgreSQL's text of a date: {@code 2024-05-01}, {@code 4713-01-01 BC}, {@code infinity}. */
+  static String pgDate(int days) {
+    String special = special(days);
+    if (special != null) {
+      return special;
+    }
+    LocalDate d = LocalDate.ofEpochDay(days);
+    return eraYear(d.getYear()) + String.format("-%02d-%02d", d.getMonthValue(), d.getDayOfMonth())
+        + (d.getYear() <= 0 ? " BC" : "");
+  }
+
+  /** ISO 8601 date with an astronomical year ({@code -4712-01-01}), or {@code infinity} / {@code -infinity}. */
+  static String isoDate(int days) {
+    String special = special(days);
+    return special != null ? special : LocalDate.ofEpochDay(days).toString();
+  }
+
+  /** PostgreSQL's text of a timestamp: {@code 2024-05-01 12:00:00.000123[+00][ BC]}, or {@code [-]infinity}. */
+  static String pgTimestamp(Timestamp t) {
+    String special = special(t);
+    if (special != null) {
+      return special;
+    }
+    return pgDateTime(wallClock(t), t.getWithZone());
+  }
+
+  /** ISO 8601 timestamp ({@code 2024-05-01T12:00:00.000123[Z]}, astronomical years), or {@code [-]infinity}. */
+  static String isoTimestamp(Timestamp t) {
+    String special = special(t);
+    if (special != null) {
+      return special;
+    }
+    LocalDateTime time = wallClock(t);
+    return time.toLocalDate() + "T" + clock(time) + (t.getWithZone() ? "Z" : "");
+  }
+
+  /** Whether the value is a date or timestamp a target with years 1 to 9999 can hold (MySQL, MariaDB). */
+  static boolean inCommonEra(Value v) {
+    int year;
+    if (v.hasTimestampValue()) {
+      if (special(v.getTimestampValue()) != null) {
+        return false;
+      }
+      year = wallClock(v.getTimestampValue()).getYear();
+    } else if (v.hasDateValue()) {
+      if (special(v.getDateValue()) != null) {
+        return false;
+      }
+      year = LocalDate.ofEpochDay(v.getDateValue()).getYear();
+    } else {
+      return true;
+    }
+    return year >= 1 && year <= 9999;
+  }
+
+  private static String special(int days) {
+    return days == Integer.MAX_VALUE ? "infinity" : days == Integer.MIN_VALUE ? "-infinity" : null;
+  }
+
+  private static String special(Timestamp t) {
+    return switch (t.getSpecial()) {
+      case TIME_SPECIAL_INFINITY -> "infinity";
+      case TIME_SPECIAL_MINUS_INFINITY -> "-infinity";
+      case TIME_SPECIAL_NONE, UNRECOGNIZED -> null;
+    };
+  }
+
+  /** The wall clock of a finite timestamp (UTC for an instant), micros_past_max included. */
+  private static LocalDateTime wallClock(Timestamp t) {
+    long seconds = Math.floorDiv(t.getMicros(), MICROS_PER_SECOND);
+    long micros = Math.floorMod(t.getMicros(), MICROS_PER_SECOND);
+    if (t.getMicrosPastMax() > 0) {   // at most ~30 years of micros: no overflow in the sum
+      long m = micros + t.getMicrosPastMax();
+      seconds += m / MICROS_PER_SECOND;
+      micros = m % MICROS_PER_SECOND;
+    }
+    return LocalDateTime.ofEpochSecond(seconds, (int) micros * 1000, ZoneOffset.UTC);
+  }
+
+  private static String pgDateTime(LocalDateTime time, boolean withZone) {
+    int year = time.getYear();
+    return eraYear(year) + String.format("-%02d-%02d ", time.getMonthValue(), time.getDayOfMonth()) + clock(time)
+        + (withZone ? "+00" : "") + (year <= 0 ? " BC" : "");
+  }
+
+  private static String clock(LocalDateTime time) {
+    return String.format("%02d:%02d:%02d.%06d", time.getHour(), time.getMinute(), time.getSecond(),
+        time.getNano() / 1000);
+  }
+
+  /** The year of the era, at least four digits: 1 BC (astronomical year 0) is 0001. */
+  private static String eraYear(int astronomical) {
+    return String.format("%04d", astronomical <= 0 ? 1 - (long) astronomical : astronomical);
   }
 
   /** "HH:MM:SS.ffffff" from microseconds since midnight (24:00:00 allowed, as PostgreSQL does). */
@@ -83,9 +183,8 @@ final class ValueText {
       case DECIMAL_VALUE -> v.getDecimalValue();
       case STRING_VALUE -> v.getStringValue();
       case BYTES_VALUE -> "\\x" + java.util.HexFormat.of().formatHex(v.getBytesValue().toByteArray());
-      case TIMESTAMP_VALUE -> timestamp(v.getTimestampValue().getMicros())
-          + (v.getTimestampValue().getWithZone() ? "+00" : "");
-      case DATE_VALUE -> date(v.getDateValue());
+      case TIMESTAMP_VALUE -> pgTimestamp(v.getTimestampValue());
+      case DATE_VALUE -> pgDate(v.getDateValue());
       case TIME_MICROS_VALUE -> time(v.getTimeMicrosValue());
       case JSON_VALUE -> v.getJsonValue();
       case UUID_VALUE -> uuid(v.getUuidValue());

@@ -17,7 +17,7 @@ import dev.sluice.api.v1.DispatcherRequest;
 import dev.sluice.api.v1.TableEntry;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.dispatcher.ClientConfig;
-import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.collector.ScriptedBroker;
 import dev.sluice.dispatcher.sink.JdbcSinkConfig;
@@ -113,7 +113,7 @@ class ChangefeedRuntimeTest {
 
   private DispatcherId streamingDispatcher(long tableId) {
     await().until(() -> runtime.status().tables().stream()
-        .anyMatch(t -> t.tableId() == tableId && t.dispatcherState() == DispatcherState.STREAMING));
+        .anyMatch(t -> t.tableId() == tableId && t.dispatcherState() == SubscriptionState.STREAMING));
     return ScriptedBroker.id(lastReset(tableId).orElseThrow());
   }
 
@@ -200,7 +200,7 @@ class ChangefeedRuntimeTest {
     assertThat(broker.requests(DispatcherAction.DISPATCHER_ACTION_REMOVE))
         .noneMatch(r -> r.getDispatcherId().equals(fresh.toProto()));
     assertThat(runtime.status().tables()).filteredOn(t -> t.tableId() == 16387).singleElement()
-        .satisfies(t -> assertThat(t.dispatcherState()).isEqualTo(DispatcherState.STREAMING));
+        .satisfies(t -> assertThat(t.dispatcherState()).isEqualTo(SubscriptionState.STREAMING));
   }
 
   @Test
@@ -230,10 +230,12 @@ class ChangefeedRuntimeTest {
         .withTargetSchema("cf_ddl"))) {
       run(sink);
       DispatcherId orders = streamingDispatcher(16384);
+      DispatcherId items = streamingDispatcher(16385);
       BrokerMessage index = batch(orders, 1, DataEvent.newBuilder().setSeq(3).setDdl(DdlEvent.newBuilder()
           .setCommitTs(130).setDdlType(DdlType.DDL_TYPE_CREATE_INDEX).setQuery("CREATE INDEX i ON orders (note)")
           .setDialect("mysql").setTableId(16384).setTableInfoAfter(ORDERS)).build());
-      broker.sendAll(List.of(batch(orders, 1, txn(2, 101)), index));
+      // a schema change runs once every other table's stream passed its commit ts
+      broker.sendAll(List.of(batch(orders, 1, txn(2, 101)), index, resolved(items, 1, 140, 1)));
 
       var failure = org.assertj.core.api.Assertions.catchThrowable(
           () -> runtime.completion().toCompletableFuture().get(20, TimeUnit.SECONDS));

@@ -3,6 +3,8 @@ package dev.sluice.dispatcher.changefeed;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.util.List;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,6 +40,22 @@ class TableFilterTest {
   void rejectsRulesThatAreNotSchemaDotTable(String rule) {
     assertThatThrownBy(() -> TableFilter.of("public.*", rule)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("\"" + rule + "\"");
+  }
+
+  @ParameterizedTest
+  @ValueSource(strings = {"demo.(x|y)", "[abc].t", "demo.x{2}", "!demo.^x", "demo.a\\d", "demo.x|y"})
+  void refusesRulesThatLookLikeRegularExpressionsNamingTheRuleAndWhatIsAllowed(String rule) {
+    assertThatThrownBy(() -> TableFilter.of("public.*", rule)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("\"" + rule + "\" is not a glob").hasMessageContaining("* matches any run")
+        .hasMessageContaining("? one character");
+  }
+
+  @Test
+  void namesTheRulesThatMatchNoTable() {
+    TableFilter f = TableFilter.of("public.*", "demo.orders", "!public.tmp_*", "!sales.*");
+    assertThat(f.unmatchedRules(List.of("public.users", "public.tmp_x"))).containsExactly("demo.orders", "!sales.*");
+    assertThat(f.unmatchedRules(List.of())).containsExactly("public.*", "demo.orders", "!public.tmp_*", "!sales.*");
+    assertThat(f.unmatchedRules(List.of("public.a", "demo.orders", "public.tmp_1", "sales.x"))).isEmpty();
   }
 
   @ParameterizedTest

@@ -17,7 +17,7 @@ import dev.sluice.dispatcher.BrokerAddress;
 import dev.sluice.dispatcher.BrokerRefusedException;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.ClientConfig;
-import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.dispatcher.SubscriptionHandle;
@@ -73,7 +73,7 @@ class CollectorFailoverTest {
 
   private SubscriptionHandle streaming(ClientConfig config, RecordingListener listener) throws Exception {
     client = SluiceClient.connect(config, registry);
-    SubscriptionHandle h = client.subscribe(Subscription.span(SPAN).from(100).changefeed("cf1"), listener);
+    SubscriptionHandle h = client.subscribe(Subscription.span(SPAN).from(100).creditGroup("cf1"), listener);
     listener.handle = h;
     h.streaming().toCompletableFuture().get(10, TimeUnit.SECONDS);
     return h;
@@ -96,7 +96,7 @@ class CollectorFailoverTest {
     broker.endStreams();
 
     await().until(() -> broker.requests(DispatcherAction.DISPATCHER_ACTION_RESET).size() == 2
-        && h.state() == DispatcherState.STREAMING);
+        && h.state() == SubscriptionState.STREAMING);
     List<DispatcherRequest> registers = broker.requests(DispatcherAction.DISPATCHER_ACTION_REGISTER);
     assertThat(registers).hasSize(2);
     assertThat(registers.get(1).getEpoch()).isZero();
@@ -122,7 +122,7 @@ class CollectorFailoverTest {
     broker.send(removedStatus(h.dispatcherId(), 1));
 
     await().until(() -> broker.requests(DispatcherAction.DISPATCHER_ACTION_REGISTER).size() == 2
-        && h.state() == DispatcherState.STREAMING);
+        && h.state() == SubscriptionState.STREAMING);
     assertThat(broker.requests(DispatcherAction.DISPATCHER_ACTION_REGISTER)).hasSize(2);
     assertThat(broker.lastRequest(DispatcherAction.DISPATCHER_ACTION_RESET).getEpoch()).isEqualTo(2);
     assertThat(hellos(broker)).isEqualTo(1);
@@ -140,7 +140,7 @@ class CollectorFailoverTest {
     await().until(() -> hellos(broker) == 2);
     long gapMs = TimeUnit.NANOSECONDS.toMillis(broker.helloNanos.get(1) - sent);
     assertThat(gapMs).as("reconnect waited for the backoff (min 400 ms, -20%% jitter)").isGreaterThanOrEqualTo(320);
-    await().until(() -> h.state() == DispatcherState.STREAMING
+    await().until(() -> h.state() == SubscriptionState.STREAMING
         && broker.requests(DispatcherAction.DISPATCHER_ACTION_RESET).size() == 2);
     assertThat(listener.errors).isEmpty();
     assertThat(registry.get("sluice.collector.reconnects").counter().count()).isEqualTo(1);
@@ -160,7 +160,7 @@ class CollectorFailoverTest {
     assertThat(listener.errors.get(0)).isInstanceOf(BrokerRefusedException.class);
     assertThat(listener.errors.get(0).code()).isEqualTo(ErrorCode.UNSUPPORTED_FEATURE);
     assertThat(listener.errors.get(0).getMessage()).contains("warp-drive");
-    assertThat(h.state()).isEqualTo(DispatcherState.REMOVED);
+    assertThat(h.state()).isEqualTo(SubscriptionState.FAILED);
   }
 
   @Test
@@ -221,7 +221,7 @@ class CollectorFailoverTest {
 
     await().until(() -> hellos(broker) == 2);
     broker.answerHeartbeats = true;
-    await().until(() -> h.state() == DispatcherState.STREAMING
+    await().until(() -> h.state() == SubscriptionState.STREAMING
         && broker.requests(DispatcherAction.DISPATCHER_ACTION_RESET).size() == 2);
     assertThat(broker.requests(DispatcherAction.DISPATCHER_ACTION_REGISTER)).hasSize(2);
   }
@@ -242,7 +242,7 @@ class CollectorFailoverTest {
     client = SluiceClient.connect(ClientConfig.of("127.0.0.1:" + silent.actualPort()).withCollectorId("silent-test")
         .withConnectTimeout(Duration.ofMillis(300)).withReconnectBackoff(Duration.ofMillis(20), Duration.ofMillis(50)),
         registry);
-    client.subscribe(Subscription.span(SPAN).from(100).changefeed("cf1"), new RecordingListener());
+    client.subscribe(Subscription.span(SPAN).from(100).creditGroup("cf1"), new RecordingListener());
 
     await().atMost(Duration.ofSeconds(20)).until(accepted::get, n -> n >= 3);
   }
@@ -263,7 +263,7 @@ class CollectorFailoverTest {
 
     broker.close();
 
-    await().until(() -> h.state() == DispatcherState.STREAMING
+    await().until(() -> h.state() == SubscriptionState.STREAMING
         && b.requests(DispatcherAction.DISPATCHER_ACTION_RESET).size() == 1);
     DispatcherRequest register = b.lastRequest(DispatcherAction.DISPATCHER_ACTION_REGISTER);
     assertThat(register.getStartTs()).isEqualTo(101);

@@ -22,7 +22,7 @@ import dev.sluice.api.v1.DispatcherRequest;
 import dev.sluice.api.v1.TableEntry;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.ClientConfig;
-import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.dispatcher.SubscriptionHandle;
@@ -80,7 +80,7 @@ class CollectorTest {
 
   /** Subscribes from ts 100 and waits until the epoch-1 handshake was accepted. */
   private SubscriptionHandle streaming(RecordingListener listener) throws Exception {
-    SubscriptionHandle h = subscribe(Subscription.span(SPAN).from(100).changefeed("cf1"), listener);
+    SubscriptionHandle h = subscribe(Subscription.span(SPAN).from(100).creditGroup("cf1"), listener);
     h.streaming().toCompletableFuture().get(10, TimeUnit.SECONDS);
     return h;
   }
@@ -119,7 +119,7 @@ class CollectorTest {
     assertThat(first.tableName()).isEqualTo("public.orders");
     assertThat(first.rows().get(0).after().getLong("id")).isEqualTo(101);
     assertThat(first.rows().get(0).before().isPresent()).isFalse();
-    assertThat(h.state()).isEqualTo(DispatcherState.STREAMING);
+    assertThat(h.state()).isEqualTo(SubscriptionState.STREAMING);
     assertThat(h.stats().eventsReceived()).isEqualTo(2);
     assertThat(registry.get("sluice.dispatcher.events.received").counter().count()).isEqualTo(2);
     assertThat(registry.get("sluice.dispatcher.state").tag("state", "streaming").gauge().value()).isEqualTo(1);
@@ -144,7 +144,7 @@ class CollectorTest {
           assertThat(e.getCause()).hasMessage("boom at 101");
         });
     await().until(() -> broker.lastRequest(DispatcherAction.DISPATCHER_ACTION_REMOVE) != null);
-    assertThat(h.state()).isEqualTo(DispatcherState.REMOVED);
+    assertThat(h.state()).isEqualTo(SubscriptionState.FAILED);
   }
 
   @Test
@@ -161,7 +161,7 @@ class CollectorTest {
     DispatcherRequest reset = broker.lastRequest(DispatcherAction.DISPATCHER_ACTION_RESET);
     assertThat(reset.getEpoch()).isEqualTo(2);
     assertThat(reset.getStartTs()).isEqualTo(101);
-    await().until(() -> h.state() == DispatcherState.STREAMING);
+    await().until(() -> h.state() == SubscriptionState.STREAMING);
     broker.send(batch(id, 2, txn(2, 102), txn(3, 103)));
     await().until(() -> listener.transactions.size() == 3);
     assertThat(listener.commitTs()).containsExactly(101L, 102L, 103L);
@@ -174,7 +174,7 @@ class CollectorTest {
     SubscriptionHandle h = streaming(listener);
     DispatcherId id = h.dispatcherId();
     broker.send(batch(id, 1, txn(3, 101)));                 // gap: forces epoch 2
-    await().until(() -> resets() == 2 && h.state() == DispatcherState.STREAMING);
+    await().until(() -> resets() == 2 && h.state() == SubscriptionState.STREAMING);
 
     broker.sendAll(java.util.List.of(batch(id, 1, txn(2, 150)), resolved(id, 1, 150, 2),
         batch(id, 2, txn(2, 101))));
@@ -261,7 +261,7 @@ class CollectorTest {
 
     broker.send(batch(id, 1, fragment(4, 101, 1, true, insert(1, 2, big))));    // gap
 
-    await().until(() -> resets() == 2 && h.state() == DispatcherState.STREAMING);
+    await().until(() -> resets() == 2 && h.state() == SubscriptionState.STREAMING);
     DispatcherRequest reset = broker.lastRequest(DispatcherAction.DISPATCHER_ACTION_RESET);
     assertThat(reset.getStartTs()).isEqualTo(100);
     assertThat(reset.getResumeCursor().getCommitTs()).isEqualTo(101);
@@ -272,6 +272,50 @@ class CollectorTest {
     await().until(() -> listener.transactions.size() == 2);
     assertThat(listener.transactions.get(1).rows()).extracting(r -> r.rowSeq()).containsExactly(1L);
     assertThat(listener.transactions.get(1).lastPart()).isTrue();
+  }
+
+  /**
+   * Issue #16 (7): ADD COLUMN, rows, SET NOT NULL in one transaction reach the listener in that order, all
+   * at commit ts 101, each acknowledged at its exact place; a reset after the second DDL resumes past it
+   * (next row seq 4), and a broker that sends the whole transaction again delivers nothing twice.
+   */
+  @Test
+  void aDdlInsideATransactionIsDeliveredBetweenItsRowsAndResumesExactly() throws Exception {
+    RecordingListener listener = new RecordingListener().autoAck();
+    SubscriptionHandle h = streaming(listener);
+    DispatcherId id = h.dispatcherId();
+    assertThat(broker.received.get(0).getHello().getOptionalFeaturesList()).contains(ProtocolInfo.FEATURE_DDL_IN_TXN);
+    dev.sluice.api.v1.TableInfo added = ORDERS.toBuilder().addColumns(dev.sluice.api.v1.ColumnInfo.newBuilder()
+        .setName("first_name").setSourceType("text").setKind(dev.sluice.api.v1.ValueKind.VALUE_KIND_STRING)
+        .setNullable(true)).build();
+    dev.sluice.api.v1.TableInfo notNull = added.toBuilder().setColumns(2, added.getColumns(2).toBuilder()
+        .setNullable(false)).build();
+    dev.sluice.api.v1.DataEvent[] migration = {TestEvents.ddl(2, 101, 0, added),
+        fragment(3, 101, 0, false, insert(1, 1, "a"), insert(2, 2, "b")), TestEvents.ddl(4, 101, 3, notNull),
+        fragment(5, 101, 1, false, insert(4, 3, "c"))};
+    broker.send(batch(id, 1, migration));
+    // row 4 waits for the rest of its transaction; the rows and DDL before it are delivered and acknowledged
+    await().until(() -> h.acknowledged().equals(Checkpoint.inside(101, 4)));
+    assertThat(listener.calls).containsExactly("ddl@101/0", "txn@101[1,2]", "ddl@101/3");
+    assertThat(listener.transactions.get(0).rows().get(0).after().size()).isEqualTo(2);
+    assertThat(listener.transactions.get(0).tableInfo().getColumnsCount()).isEqualTo(3);
+    assertThat(listener.ddls.get(1).tableInfoBefore()).isEqualTo(listener.ddls.get(0).tableInfoAfter());
+
+    broker.send(batch(id, 1, fragment(7, 101, 2, true)));   // gap: seq 6 is missing
+    await().until(() -> resets() == 2 && h.state() == SubscriptionState.STREAMING);
+    DispatcherRequest reset = broker.lastRequest(DispatcherAction.DISPATCHER_ACTION_RESET);
+    assertThat(reset.getResumeCursor().getCommitTs()).isEqualTo(101);
+    assertThat(reset.getResumeCursor().getNextRowSeq()).isEqualTo(4);
+    // a broker that ignores the cursor and resends the whole transaction
+    dev.sluice.api.v1.DataEvent[] again = new dev.sluice.api.v1.DataEvent[5];
+    for (int i = 0; i < 4; i++) {
+      again[i] = migration[i];
+    }
+    again[4] = fragment(6, 101, 2, true, insert(6, 4, "d"));
+    broker.send(batch(id, 2, again));
+    await().until(() -> h.acknowledged().equals(Checkpoint.at(101)));
+    assertThat(listener.calls).containsExactly("ddl@101/0", "txn@101[1,2]", "ddl@101/3", "txn@101[4,6] last");
+    assertThat(listener.transactions.get(1).tableInfo().getColumns(2).getNullable()).isFalse();
   }
 
   @Test
@@ -292,7 +336,7 @@ class CollectorTest {
       assertThat(e.getMessage()).contains("GC point 50").contains(h.dispatcherId().toString());
       assertThat(e.startTs()).isEqualTo(5);
     });
-    assertThat(h.state()).isEqualTo(DispatcherState.REMOVED);
+    assertThat(h.state()).isEqualTo(SubscriptionState.FAILED);
     assertThat(h.streaming().toCompletableFuture()).isCompletedExceptionally();
     int heartbeats = broker.heartbeatNanos.size();
     await().until(() -> broker.heartbeatNanos.size() >= heartbeats + 2);   // time passes on the stream
@@ -360,10 +404,10 @@ class CollectorTest {
   void closeSendsRemoveAndStopsDelivery() throws Exception {
     RecordingListener listener = new RecordingListener();
     SubscriptionHandle h = streaming(listener);
-    h.close().toCompletableFuture().get(10, TimeUnit.SECONDS);
+    h.close();
     DispatcherRequest remove = broker.lastRequest(DispatcherAction.DISPATCHER_ACTION_REMOVE);
     assertThat(remove.getEpoch()).isEqualTo(1);
-    assertThat(h.state()).isEqualTo(DispatcherState.REMOVED);
+    assertThat(h.state()).isEqualTo(SubscriptionState.CLOSED);
     assertThat(listener.errors).isEmpty();
   }
 

@@ -23,7 +23,12 @@ class ReceiverRulesTest {
 
   /** Checks after a handshake at start ts 100, no transaction open. */
   private static String check(DataEvent... e) {
-    return ReceiverRules.firstViolation(events(e), 1, -1, 0, 100, 100, 0);
+    return ReceiverRules.firstViolation(events(e), 1, -1, 0, 100, 100, 0, true);
+  }
+
+  /** As {@link #check}, on a stream without the ddl-in-txn feature. */
+  private static String checkWithoutDdlInTxn(DataEvent... e) {
+    return ReceiverRules.firstViolation(events(e), 1, -1, 0, 100, 100, 0, false);
   }
 
   private static DataEvent ddl(long seq, long ts) {
@@ -52,21 +57,33 @@ class ReceiverRulesTest {
     assertThat(check(fragment(2, 101, 0, false, insert(0, 1, "a")), fragment(3, 101, 2, true, insert(1, 2, "b"))))
         .isEqualTo("fragment_gap");
     assertThat(check(fragment(2, 101, 1, true, insert(1, 2, "b")))).isEqualTo("fragment_gap");
-    assertThat(check(fragment(2, 101, 0, false, insert(0, 1, "a")), ddl(3, 101))).isEqualTo("event_inside_transaction");
+    assertThat(check(fragment(2, 101, 0, false, insert(0, 1, "a")), ddl(3, 102))).isEqualTo("event_inside_transaction");
+    assertThat(check(fragment(2, 101, 0, false, insert(0, 1, "a")), sync(3, 101))).isEqualTo("event_inside_transaction");
+    assertThat(checkWithoutDdlInTxn(fragment(2, 101, 0, false, insert(0, 1, "a")), ddl(3, 101)))
+        .isEqualTo("event_inside_transaction");
     assertThat(check(DataEvent.newBuilder().setSeq(2).build())).isEqualTo("empty_event");
+  }
+
+  /** Issue #16 (7): with ddl-in-txn, a transaction's own DDL comes between its parts. */
+  @Test
+  void aDdlOfTheOpenTransactionMayComeBetweenItsParts() {
+    assertThat(check(ddl(2, 101), fragment(3, 101, 0, false, insert(1, 1, "a")), ddl(4, 101),
+        fragment(5, 101, 1, false, insert(5, 2, "b")), ddl(6, 101), fragment(7, 101, 2, true), txn(8, 102))).isNull();
+    assertThat(check(fragment(2, 101, 0, false, insert(1, 1, "a")), ddl(3, 101), fragment(4, 101, 2, true)))
+        .isEqualTo("fragment_gap");
   }
 
   @Test
   void aResumeCursorAllowsTheTransactionToRestartMidWay() {
     EventBatch b = events(fragment(2, 101, 3, true, insert(5, 1, "a")));
-    assertThat(ReceiverRules.firstViolation(b, 1, -1, 0, 100, 100, 101)).isNull();
-    assertThat(ReceiverRules.firstViolation(b, 1, -1, 0, 100, 100, 0)).isEqualTo("fragment_gap");
+    assertThat(ReceiverRules.firstViolation(b, 1, -1, 0, 100, 100, 101, true)).isNull();
+    assertThat(ReceiverRules.firstViolation(b, 1, -1, 0, 100, 100, 0, true)).isEqualTo("fragment_gap");
   }
 
   @Test
   void aBatchContinuesAnOpenTransaction() {
     EventBatch b = events(fragment(5, 101, 2, true, insert(2, 1, "a")));
-    assertThat(ReceiverRules.firstViolation(b, 4, 101, 2, 101, 100, 0)).isNull();
-    assertThat(ReceiverRules.firstViolation(b, 4, 101, 1, 101, 100, 0)).isEqualTo("fragment_gap");
+    assertThat(ReceiverRules.firstViolation(b, 4, 101, 2, 101, 100, 0, true)).isNull();
+    assertThat(ReceiverRules.firstViolation(b, 4, 101, 1, 101, 100, 0, true)).isEqualTo("fragment_gap");
   }
 }

@@ -17,6 +17,8 @@ public class RecordingListener implements ChangeListener {
   final List<DdlChange> ddls = new CopyOnWriteArrayList<>();
   final List<Long> resolved = new CopyOnWriteArrayList<>();
   final List<SluiceException> errors = new CopyOnWriteArrayList<>();
+  /** Every transaction and DDL call in order: "txn@101[1,2]" (rows' row seqs, "last" for a last part), "ddl@101/3". */
+  final List<String> calls = new CopyOnWriteArrayList<>();
   volatile SubscriptionHandle handle;
   volatile boolean autoAck;
   volatile CountDownLatch gate;
@@ -41,6 +43,8 @@ public class RecordingListener implements ChangeListener {
       }
     }
     transactions.add(transaction);
+    calls.add("txn@" + transaction.commitTs() + transaction.rows().stream().map(r -> Long.toString(r.rowSeq()))
+        .toList().toString().replace(" ", "") + (transaction.lastPart() ? " last" : ""));
     if (autoAck) {
       handle.acknowledge(transaction.checkpoint());
     }
@@ -49,6 +53,10 @@ public class RecordingListener implements ChangeListener {
   @Override
   public void onDdl(DdlChange ddl) {
     ddls.add(ddl);
+    calls.add("ddl@" + ddl.commitTs() + "/" + ddl.rowSeq());
+    if (autoAck) {
+      handle.acknowledge(ddl.position());
+    }
   }
 
   @Override

@@ -68,6 +68,9 @@ public final class ScriptedBroker implements AutoCloseable {
   public final java.util.concurrent.atomic.AtomicInteger listCalls = new java.util.concurrent.atomic.AtomicInteger();
   public final List<String> extraMembers = new CopyOnWriteArrayList<>();
   public final Map<String, TableEntry> tables = new ConcurrentHashMap<>();
+  /** GetTableSchema calls still to answer UNAVAILABLE ("not known yet"), as a broker asked above its resolved ts. */
+  public final java.util.concurrent.atomic.AtomicInteger schemaNotYetKnown =
+      new java.util.concurrent.atomic.AtomicInteger();
   /** Every message received, all connections, in arrival order. */
   public final List<CollectorMessage> received = new CopyOnWriteArrayList<>();
   /** Arrival time (nanos) of each heartbeat batch and credit report. */
@@ -114,6 +117,10 @@ public final class ScriptedBroker implements AutoCloseable {
 
       @Override
       public Future<TableInfo> getTableSchema(TableSchemaRequest request) {
+        if (schemaNotYetKnown.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+          return Future.failedFuture(new StatusException(GrpcStatus.UNAVAILABLE, "the schema at ts "
+              + request.getAtTs() + " is not known yet; retry shortly"));
+        }
         TableEntry e = tables.get(request.getTableName());
         return e == null ? Future.failedFuture(new StatusException(GrpcStatus.NOT_FOUND, "no table " + request.getTableName()))
             : Future.succeededFuture(e.getTableInfo());

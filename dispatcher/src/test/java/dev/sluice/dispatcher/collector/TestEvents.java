@@ -52,6 +52,13 @@ public final class TestEvents {
     return dml(seq, commitTs, insert(0, commitTs, "n" + commitTs));
   }
 
+  /** A DDL of ORDERS at {@code (commitTs, rowSeq)} leaving the table as {@code after}. */
+  public static DataEvent ddl(long seq, long commitTs, long rowSeq, TableInfo after) {
+    return DataEvent.newBuilder().setSeq(seq).setDdl(dev.sluice.api.v1.DdlEvent.newBuilder().setCommitTs(commitTs)
+        .setRowSeq(rowSeq).setDdlType(dev.sluice.api.v1.DdlType.DDL_TYPE_ALTER_TABLE).setTableId(after.getTableId())
+        .setTableInfoAfter(after.toBuilder().setVersion(commitTs).setVersionRowSeq(rowSeq))).build();
+  }
+
   public static BrokerMessage batch(DispatcherId id, long epoch, DataEvent... events) {
     return BrokerMessage.newBuilder().setEventBatch(EventBatch.newBuilder().setDispatcherId(id.toProto())
         .setEpoch(epoch).addAllEvents(List.of(events))).build();

@@ -1,11 +1,23 @@
 package dev.sluice.dispatcher.sink;
 
+import static dev.sluice.dispatcher.sink.SinkFixtures.arr;
+import static dev.sluice.dispatcher.sink.SinkFixtures.date;
+import static dev.sluice.dispatcher.sink.SinkFixtures.dateInfinity;
+import static dev.sluice.dispatcher.sink.SinkFixtures.i;
 import static dev.sluice.dispatcher.sink.SinkFixtures.ins;
+import static dev.sluice.dispatcher.sink.SinkFixtures.insert;
+import static dev.sluice.dispatcher.sink.SinkFixtures.nul;
+import static dev.sluice.dispatcher.sink.SinkFixtures.ts;
+import static dev.sluice.dispatcher.sink.SinkFixtures.tsInfinity;
+import static dev.sluice.dispatcher.sink.SinkFixtures.txn;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
+import dev.sluice.api.v1.TableInfo;
 import java.io.File;
+import java.time.LocalDate;
+import java.time.LocalDateTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -64,7 +76,9 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
     return List.of("CREATE TABLE " + s + ".apply_count (n bigint)", "INSERT INTO " + s + ".apply_count VALUES (0)",
         "CREATE FUNCTION " + s + ".bump() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN UPDATE " + s
             + ".apply_count SET n = n + 1; RETURN NEW; END $$",
-        "CREATE TRIGGER bump AFTER INSERT OR UPDATE ON " + s + ".orders FOR EACH ROW EXECUTE FUNCTION " + s + ".bump()");
+        "CREATE TRIGGER bump AFTER INSERT OR UPDATE ON " + s + ".orders FOR EACH ROW EXECUTE FUNCTION " + s + ".bump()",
+        // the apply session runs as a replica (session_replication_role), where only ALWAYS triggers fire
+        "ALTER TABLE " + s + ".orders ENABLE ALWAYS TRIGGER bump");
   }
 
   @Override
@@ -83,7 +97,8 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
     String s = '"' + schema + '"';
     exec("CREATE FUNCTION " + s + ".die() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN "
             + "IF NEW.note = 'kill' THEN PERFORM pg_terminate_backend(pg_backend_pid()); END IF; RETURN NEW; END $$",
-        "CREATE TRIGGER die BEFORE INSERT ON " + s + ".orders FOR EACH ROW EXECUTE FUNCTION " + s + ".die()");
+        "CREATE TRIGGER die BEFORE INSERT ON " + s + ".orders FOR EACH ROW EXECUTE FUNCTION " + s + ".die()",
+        "ALTER TABLE " + s + ".orders ENABLE ALWAYS TRIGGER die");   // the apply session is a replica
     List<dev.sluice.dispatcher.Transaction> batch = List.of(ins(102, 2, "b"), ins(103, 3, "kill"), ins(104, 4, "d"));
 
     assertThatThrownBy(() -> sink.apply(batch, 104)).isInstanceOf(SinkUnavailableException.class)
@@ -95,5 +110,165 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
     sink.apply(batch, 104);
     assertThat(rows()).containsExactly("1:a:null", "2:b:null", "3:kill:null", "4:d:null");
     assertThat(storedCheckpoint()).isEqualTo(104);
+  }
+
+  /**
+   * Issue #17: a snapshot chunk's READ rows load by COPY through a staging table of the sink's transaction (a
+   * statement trigger sees it), replace the rows there, and commit with the checkpoint. A chunk whose batch
+   * failed after its load is applied again after the rollback, and a later chunk loads too: before the staging
+   * tables were dropped and forgotten at each transaction's end, the retry found its staging table gone with
+   * the rollback and failed.
+   */
+  @Test
+  void snapshotChunksLoadByCopyWithTheirCheckpointAndAgainAfterARollback() throws Exception {
+    sink.apply(List.of(ins(100, 5, "old")), 100);
+    String s = '"' + schema + '"';
+    exec("CREATE TABLE " + s + ".staged (n bigint)",
+        "CREATE FUNCTION " + s + ".seen() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN INSERT INTO " + s + ".staged"
+            + " SELECT count(*) FROM pg_class WHERE relname LIKE 'sluice_copy_%' AND pg_table_is_visible(oid);"
+            + " RETURN NULL; END $$",
+        "CREATE TRIGGER seen AFTER INSERT ON " + s + ".orders FOR EACH STATEMENT EXECUTE FUNCTION " + s
+            + ".seen()",
+        "CREATE FUNCTION " + s + ".boom() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN IF NEW.note = 'boom' THEN"
+            + " RAISE EXCEPTION 'boom row'; END IF; RETURN NEW; END $$",
+        "CREATE TRIGGER boom BEFORE INSERT ON " + s + ".orders FOR EACH ROW EXECUTE FUNCTION " + s + ".boom()",
+        // the apply session runs as a replica (session_replication_role), where only ALWAYS triggers fire
+        "ALTER TABLE " + s + ".orders ENABLE ALWAYS TRIGGER seen", "ALTER TABLE " + s + ".orders ENABLE ALWAYS TRIGGER boom");
+    dev.sluice.dispatcher.Transaction first = chunk(200, 1, 200);
+
+    assertThatThrownBy(() -> sink.apply(List.of(first, ins(201, 999, "boom")), 201)).hasMessageContaining("boom row");
+    assertThat(rows()).containsExactly("5:old:null");
+    sink.apply(List.of(first), 200);
+    sink.apply(List.of(chunk(300, 150, 349)), 300);
+
+    List<String> expected = new java.util.ArrayList<>();
+    for (long id = 1; id <= 349; id++) {
+      expected.add(id + ":r" + id + ":null");
+    }
+    assertThat(rows()).containsExactlyElementsOf(expected);
+    assertThat(storedCheckpoint()).isEqualTo(300);
+    assertThat(scalar("SELECT count(*) FROM " + s + ".staged WHERE n > 0")).as("statements loading from a staging table")
+        .isEqualTo(2);
+  }
+
+  /**
+   * Regression (found rebasing onto the keyless apply): a keyless table's rows take their own path, which
+   * had no case for READ, so a snapshot's rows of such a table were dropped without a word. A small chunk
+   * (the row path) and a large one (COPY) both append.
+   */
+  @Test
+  void aKeylessTablesSnapshotRowsAreAppended() throws Exception {
+    TableInfo keyless = SinkFixtures.ORDERS.toBuilder().setTableId(16390).setTableName("log").clearPrimaryKey().build();
+    sink.apply(List.of(chunk(keyless, 400, 1, 3)), 400);
+    sink.apply(List.of(chunk(keyless, 500, 4, 103)), 500);
+    assertThat(scalar("SELECT count(*) FROM \"" + schema + "\".log")).isEqualTo(103);
+    assertThat(scalar("SELECT count(DISTINCT id) FROM \"" + schema + "\".log")).isEqualTo(103);
+  }
+
+  /** A snapshot chunk at {@code commitTs}: READ rows (id, "r" + id, null) for ids {@code from..to}. */
+  private static dev.sluice.dispatcher.Transaction chunk(long commitTs, long from, long to) {
+    return chunk(SinkFixtures.ORDERS, commitTs, from, to);
+  }
+
+  private static dev.sluice.dispatcher.Transaction chunk(TableInfo table, long commitTs, long from, long to) {
+    List<dev.sluice.dispatcher.RowChangeView> rows = new java.util.ArrayList<>();
+    for (long id = from; id <= to; id++) {
+      rows.add(new dev.sluice.dispatcher.RowChangeView(dev.sluice.api.v1.RowOp.ROW_OP_READ, id - from, 0,
+          dev.sluice.dispatcher.RowImage.of(table, List.of()), dev.sluice.dispatcher.RowImage.of(
+              table, List.of(i(id), SinkFixtures.s("r" + id), nul()))));
+    }
+    return new dev.sluice.dispatcher.Transaction(commitTs, 0, table, rows, true, true);
+  }
+
+  /** Issue #16 (4): 22009 "time zone displacement out of range: +294247-01-10 ..." and "-4712-01-01" stopped it. */
+  @Test
+  void infinityBcAndTheExtremeFiniteDatesAndTimestampsAreWrittenExactly() throws Exception {
+    TableInfo m = SinkFixtures.MOMENTS;
+    LocalDateTime max = LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000);
+    LocalDateTime min = LocalDateTime.of(-4713, 11, 24, 0, 0);
+    LocalDateTime longMax = LocalDateTime.of(294247, 1, 10, 4, 0, 54, 775_807_000);
+    sink.apply(List.of(txn(101, m,
+        insert(m, 0, i(1), dateInfinity(1), tsInfinity(1, false), tsInfinity(-1, true),
+            arr(dateInfinity(-1), date(LocalDate.of(2024, 2, 29)), dateInfinity(1)),
+            arr(tsInfinity(1, true), nul(), tsInfinity(-1, true))),
+        insert(m, 1, i(2), date(LocalDate.of(-4712, 1, 1)), ts(LocalDateTime.of(-43, 3, 15, 12, 0), false),
+            ts(LocalDateTime.of(0, 12, 31, 23, 59, 59, 999_999_000), true),
+            arr(date(LocalDate.of(-4713, 11, 24)), date(LocalDate.of(1, 1, 1))), arr(ts(min, true))),
+        insert(m, 2, i(3), date(LocalDate.of(5874897, 12, 31)), ts(max, false), ts(max, true),
+            arr(date(LocalDate.of(5874897, 12, 31))), arr(ts(max, true), ts(min, true))),
+        insert(m, 3, i(4), date(LocalDate.of(-4713, 11, 24)), ts(longMax, false), ts(min, true), nul(), nul()))), 101);
+
+    assertThat(momentsAsText()).containsExactly(
+        "1|infinity|infinity|-infinity|{-infinity,2024-02-29,infinity}|{infinity,NULL,-infinity}",
+        "2|4713-01-01 BC|0044-03-15 12:00:00 BC|0001-12-31 23:59:59.999999+00 BC|{\"4714-11-24 BC\",0001-01-01}"
+            + "|{\"4714-11-24 00:00:00+00 BC\"}",
+        "3|5874897-12-31|294276-12-31 23:59:59.999999|294276-12-31 23:59:59.999999+00|{5874897-12-31}"
+            + "|{\"294276-12-31 23:59:59.999999+00\",\"4714-11-24 00:00:00+00 BC\"}",
+        "4|4714-11-24 BC|294247-01-10 04:00:54.775807|4714-11-24 00:00:00+00 BC|null|null");
+  }
+
+  private List<String> momentsAsText() throws SQLException {
+    List<String> out = new java.util.ArrayList<>();
+    try (Connection c = connect(); java.sql.Statement st = c.createStatement()) {
+      st.execute("SET TIME ZONE 'UTC'");
+      try (java.sql.ResultSet rs = st.executeQuery("SELECT id, d::text, t::text, tz::text, ds::text, tzs::text FROM "
+          + config().dialect().qualified(schema, "moments") + " ORDER BY id")) {
+        while (rs.next()) {
+          StringBuilder row = new StringBuilder(rs.getString(1));
+          for (int k = 2; k <= 6; k++) {
+            row.append('|').append(rs.getString(k));
+          }
+          out.add(row.toString());
+        }
+      }
+    }
+    return out;
+  }
+
+  /** Issue #16 (5): a table using an enum failed with 'type "types.mood" does not exist'. */
+  @Test
+  void userDefinedTypesAreCreatedBeforeTheTableAndFollowAlterType() throws Exception {
+    String types = "types_" + schema;
+    TableInfo v1 = SinkFixtures.people(types, 100, "sad", "ok");
+    sink.applyDdl(SinkFixtures.ddl(100, dev.sluice.api.v1.DdlType.DDL_TYPE_CREATE_TABLE, "CREATE TABLE public.people"
+        + " (id bigint PRIMARY KEY, m " + types + ".mood, ms " + types + ".mood[], p price, t tagged)", "postgresql",
+        TableInfo.getDefaultInstance(), v1), 100);
+    sink.apply(List.of(txn(101, v1, insert(v1, 0, i(1), SinkFixtures.s("ok"), arr(SinkFixtures.s("sad"),
+        SinkFixtures.s("ok")), SinkFixtures.dec("12.50"), SinkFixtures.s("(x,sad)")))), 101);
+
+    TableInfo v2 = SinkFixtures.people(types, 200, "sad", "happy", "ok");
+    sink.applyDdl(SinkFixtures.ddl(200, dev.sluice.api.v1.DdlType.DDL_TYPE_ALTER_TYPE, "ALTER TYPE " + types
+        + ".mood ADD VALUE 'happy' AFTER 'sad'", "postgresql", v1, v2), 200);
+    sink.apply(List.of(txn(201, v2, insert(v2, 0, i(2), SinkFixtures.s("happy"), arr(SinkFixtures.s("happy")),
+        SinkFixtures.dec("0"), SinkFixtures.s("(y,happy)")))), 201);
+    // a second table using the type gets the same ALTER TYPE: nothing left to do
+    sink.applyDdl(SinkFixtures.ddl(200, dev.sluice.api.v1.DdlType.DDL_TYPE_ALTER_TYPE, "ALTER TYPE " + types
+        + ".mood ADD VALUE 'happy' AFTER 'sad'", "postgresql", v1, v2.toBuilder().setTableId(20004).build()), 201);
+
+    assertThat(text("SELECT enum_range(NULL::" + types + ".mood)::text")).isEqualTo("{sad,happy,ok}");
+    assertThat(text("SELECT string_agg(format('%s|%s|%s|%s', m, ms, p, t), ';' ORDER BY id) FROM \"" + schema
+        + "\".people")).isEqualTo("ok|{sad,ok}|12.50|(x,sad);happy|{happy}|0.00|(y,happy)");
+    assertThat(text("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = '\"" + schema
+        + "\".people'::regclass AND attname = 'p'")).as("the domain went with the table").isEqualTo(schema + ".price");
+    assertThatThrownBy(() -> exec("INSERT INTO \"" + schema + "\".people (id, p) VALUES (9, -1)"))
+        .hasMessageContaining("positive");
+  }
+
+  /** Derived from the table info (no statement): the columns get the user-defined types, created first. */
+  @Test
+  void aTableCreatedFromItsTableInfoUsesItsUserDefinedTypes() throws Exception {
+    String types = "types_" + schema;
+    TableInfo v1 = SinkFixtures.people(types, 100, "sad", "ok");
+    sink.apply(List.of(txn(101, v1, insert(v1, 0, i(1), SinkFixtures.s("sad"), nul(), nul(), nul()))), 101);
+
+    assertThat(text("SELECT format_type(atttypid, atttypmod) FROM pg_attribute WHERE attrelid = '\"" + schema
+        + "\".people'::regclass AND attname = 'ms'")).isEqualTo(types + ".mood[]");
+    assertThat(text("SELECT m::text FROM \"" + schema + "\".people")).isEqualTo("sad");
+  }
+
+  private String text(String sql) throws SQLException {
+    try (Connection c = connect(); java.sql.Statement st = c.createStatement(); java.sql.ResultSet rs = st.executeQuery(sql)) {
+      return rs.next() ? rs.getString(1) : null;
+    }
   }
 }

@@ -69,6 +69,20 @@ class JsonLinesSinkTest {
     assertThat(Files.exists(dir.resolve("out/orders.jsonl.checkpoint.tmp"))).isFalse();
   }
 
+  /** Issue #17: a snapshot's READ row is a line of its own op, with the row as read and no before image. */
+  @Test
+  void aSnapshotReadRowIsALineWithOpRead() throws Exception {
+    Path data = dir.resolve("read/orders.jsonl");
+    try (JsonLinesSink sink = JsonLinesSink.toFile(data, "cf1")) {
+      sink.apply(List.of(txn(201, ORDERS, new dev.sluice.dispatcher.RowChangeView(dev.sluice.api.v1.RowOp.ROW_OP_READ,
+          0, 0, dev.sluice.dispatcher.RowImage.of(ORDERS, List.of()),
+          dev.sluice.dispatcher.RowImage.of(ORDERS, List.of(i(7), s("r"), nul()))))), 201);
+    }
+    assertThat(lines(data)).singleElement().satisfies(l -> assertThat(l.encode()).isEqualTo("{\"table\":"
+        + "\"public.orders\",\"op\":\"read\",\"commit_ts\":201,\"row_seq\":0,\"before\":null,\"after\":{\"id\":7,"
+        + "\"note\":\"r\",\"big\":null}}"));
+  }
+
   @Test
   void aReopenedSinkResumesFromItsCheckpointAndSkipsWhatItCovers() throws Exception {
     Path data = dir.resolve("orders.jsonl");
@@ -108,6 +122,29 @@ class JsonLinesSinkTest {
     assertThat(after.getJsonObject("j").getJsonArray("a").encode()).isEqualTo("[1,2]");
     assertThat(after.getString("day")).isEqualTo("2022-01-08");
     assertThat(after.getString("f")).isEqualTo("NaN");
+  }
+
+  /** Issue #16 (4): infinity read as the year 294247 or 5881580, and BC dates as AD ('yyyy' is the year of era). */
+  @Test
+  void infinityBcAndExtremeMomentsAreShownExactly() throws Exception {
+    TableInfo m = SinkFixtures.MOMENTS;
+    java.time.LocalDateTime max = java.time.LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000);
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonLinesSink sink = JsonLinesSink.toStream(out, null, "cf1")) {
+      sink.apply(List.of(txn(5, m, insert(m, 0, Value.newBuilder().setInt64Value(1).build(),
+          SinkFixtures.date(java.time.LocalDate.of(-4712, 1, 1)), SinkFixtures.tsInfinity(1, false),
+          SinkFixtures.ts(max, true), SinkFixtures.arr(SinkFixtures.dateInfinity(-1), SinkFixtures.dateInfinity(1)),
+          SinkFixtures.arr(SinkFixtures.ts(java.time.LocalDateTime.of(294247, 1, 10, 4, 0, 54, 775_807_000), true),
+              SinkFixtures.tsInfinity(1, true))))), 5);
+    }
+
+    JsonObject after = new JsonObject(out.toString(StandardCharsets.UTF_8).strip()).getJsonObject("after");
+    assertThat(after.getString("d")).isEqualTo("-4712-01-01");   // ISO 8601 astronomical year: 4713 BC
+    assertThat(java.time.LocalDate.parse(after.getString("d")).getYear()).isEqualTo(-4712);
+    assertThat(after.getString("t")).isEqualTo("infinity");
+    assertThat(after.getString("tz")).isEqualTo("+294276-12-31T23:59:59.999999Z");
+    assertThat(after.getJsonArray("ds").encode()).isEqualTo("[\"-infinity\",\"infinity\"]");
+    assertThat(after.getJsonArray("tzs").encode()).isEqualTo("[\"+294247-01-10T04:00:54.775807Z\",\"infinity\"]");
   }
 
   @Test

@@ -4,6 +4,7 @@ import static org.awaitility.Awaitility.await;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,15 +13,24 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.awaitility.core.ConditionTimeoutException;
+import org.awaitility.core.TerminalFailureException;
 
 /**
  * A real MariaDB server for tests: {@code mariadb-install-db} into a temp datadir under
  * {@code target/}, then {@code mariadbd --no-defaults --user=root} on a free loopback port; stopped
  * (SIGTERM, then kill) by {@link #close()}, or at once when the start fails. After start
  * the database {@code app} is created; tests connect as root over loopback TCP.
+ *
+ * <p>The Unix socket and pid file live in a short directory under {@code /tmp}, not beside the datadir:
+ * a socket path has at most 107 bytes, fewer than a checkout's {@code target/} can take. A server that
+ * exits during its start fails {@link #start()} at once with the end of its error log, its own words.
  */
 final class MariaDbServer implements AutoCloseable {
 
@@ -28,46 +38,62 @@ final class MariaDbServer implements AutoCloseable {
   static final String USER = "root";
   static final String PASSWORD = "";
 
+  private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
+  private static final int ERROR_LOG_LINES_REPORTED = 20;
+
   private final Path dir;
+  private final Path runDir;
   private final int port;
   private final Process process;
 
-  private MariaDbServer(Path dir, int port, Process process) {
+  private MariaDbServer(Path dir, Path runDir, int port, Process process) {
     this.dir = dir;
+    this.runDir = runDir;
     this.port = port;
     this.process = process;
   }
 
   static MariaDbServer start() throws Exception {
+    return start(Path.of("target"), List.of());
+  }
+
+  /** A server whose datadir is under {@code baseDir}, with {@code options} added to mariadbd's. */
+  static MariaDbServer start(Path baseDir, List<String> options) throws Exception {
     String mariadbd = find("mariadbd", "/usr/sbin/mariadbd");
     String installDb = find("mariadb-install-db", "/usr/bin/mariadb-install-db");
-    Path dir = Path.of("target", "mariadb-" + UUID.randomUUID()).toAbsolutePath();
+    Path dir = baseDir.resolve("mariadb-" + UUID.randomUUID()).toAbsolutePath();
     Files.createDirectories(dir.resolve("data"));
-    Files.createDirectories(dir.resolve("run"));
     run(List.of(installDb, "--no-defaults", "--user=root", "--datadir=" + dir.resolve("data"),
         "--auth-root-authentication-method=normal", "--skip-test-db"), dir.resolve("install.log"));
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
       port = s.getLocalPort();
     }
-    Path socket = dir.resolve("run/mysqld.sock");
-    Process p = new ProcessBuilder(mariadbd, "--no-defaults", "--user=root", "--datadir=" + dir.resolve("data"),
-        "--socket=" + socket, "--pid-file=" + dir.resolve("run/mysqld.pid"), "--port=" + port,
-        "--bind-address=127.0.0.1", "--skip-name-resolve", "--log-error=" + dir.resolve("error.log"),
-        "--innodb-buffer-pool-size=32M", "--skip-log-bin")
-        .redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile()).start();
-    MariaDbServer server = new MariaDbServer(dir, port, p);
+    Path runDir = Files.createTempDirectory(Path.of("/tmp"), "sluice-mdb-");   // a short path (see above)
+    Path errorLog = dir.resolve("error.log");
+    List<String> command = new ArrayList<>(List.of(mariadbd, "--no-defaults", "--user=root",
+        "--datadir=" + dir.resolve("data"), "--socket=" + runDir.resolve("mysqld.sock"),
+        "--pid-file=" + runDir.resolve("mysqld.pid"), "--port=" + port, "--bind-address=127.0.0.1",
+        "--skip-name-resolve", "--log-error=" + errorLog, "--innodb-buffer-pool-size=32M", "--skip-log-bin"));
+    command.addAll(options);
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile())
+        .start();
+    MariaDbServer server = new MariaDbServer(dir, runDir, port, p);
     try {
       String rootUrl = "jdbc:mariadb://127.0.0.1:" + port + "/";
-      await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).ignoreExceptions()
-          .until(() -> {
-            if (!p.isAlive()) {
-              throw new IllegalStateException("mariadbd exited; see " + dir.resolve("error.log"));
-            }
-            try (Connection c = DriverManager.getConnection(rootUrl, USER, PASSWORD)) {
-              return c.isValid(1);
-            }
-          });
+      try {
+        await().atMost(START_TIMEOUT).pollInterval(Duration.ofMillis(100)).failFast(() -> !p.isAlive())
+            .ignoreExceptionsInstanceOf(SQLException.class).until(() -> {
+              try (Connection c = DriverManager.getConnection(rootUrl, USER, PASSWORD)) {
+                return c.isValid(1);
+              }
+            });
+      } catch (TerminalFailureException | ConditionTimeoutException e) {
+        String what = p.isAlive() ? "accepted no connection on 127.0.0.1:" + port + " within " + START_TIMEOUT
+            : "exited with code " + p.exitValue() + " during its start";
+        throw new IllegalStateException("mariadbd " + what + "; the end of " + errorLog + ":\n  "
+            + String.join("\n  ", tail(errorLog)), e);
+      }
       try (Connection c = DriverManager.getConnection(rootUrl, USER, PASSWORD); Statement st = c.createStatement()) {
         st.execute("CREATE DATABASE app");
       }
@@ -76,6 +102,19 @@ final class MariaDbServer implements AutoCloseable {
       server.close();
       throw e;
     }
+  }
+
+  private static List<String> tail(Path log) throws IOException {
+    if (!Files.exists(log)) {
+      return List.of("(no error log)");
+    }
+    List<String> lines = Files.readAllLines(log);
+    return lines.subList(Math.max(0, lines.size() - ERROR_LOG_LINES_REPORTED), lines.size());
+  }
+
+  /** The directory of the socket and pid file. */
+  Path runDir() {
+    return runDir;
   }
 
   String jdbcUrl() {
@@ -96,6 +135,13 @@ final class MariaDbServer implements AutoCloseable {
     } catch (InterruptedException e) {
       process.destroyForcibly();
       Thread.currentThread().interrupt();
+    }
+    try (Stream<Path> files = Files.walk(runDir)) {
+      for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(f);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot remove " + runDir, e);
     }
   }
 

@@ -42,7 +42,51 @@ final class SinkFixtures {
       .addColumns(col("v", "numeric", ValueKind.VALUE_KIND_DECIMAL, true))
       .addPrimaryKey("id").build();
 
+  /** Dates and timestamps, scalar and arrays, for infinity, BC and the extreme finite values. */
+  static final TableInfo MOMENTS = TableInfo.newBuilder().setTableId(20002).setSchemaName("public")
+      .setTableName("moments").setVersion(1)
+      .addColumns(col("id", "bigint", ValueKind.VALUE_KIND_INT64, false))
+      .addColumns(col("d", "date", ValueKind.VALUE_KIND_DATE, true))
+      .addColumns(col("t", "timestamp without time zone", ValueKind.VALUE_KIND_TIMESTAMP, true))
+      .addColumns(col("tz", "timestamp with time zone", ValueKind.VALUE_KIND_TIMESTAMP_TZ, true))
+      .addColumns(col("ds", "date[]", ValueKind.VALUE_KIND_ARRAY, true).toBuilder()
+          .setElementKind(ValueKind.VALUE_KIND_DATE).build())
+      .addColumns(col("tzs", "timestamp with time zone[]", ValueKind.VALUE_KIND_ARRAY, true).toBuilder()
+          .setElementKind(ValueKind.VALUE_KIND_TIMESTAMP_TZ).build())
+      .addPrimaryKey("id").build();
+
   private SinkFixtures() {}
+
+  /** An enum {@code <typeSchema>.mood} with these labels, type id 70001. */
+  static dev.sluice.api.v1.UserType mood(String typeSchema, String... labels) {
+    return dev.sluice.api.v1.UserType.newBuilder().setTypeId(70001).setSchemaName(typeSchema).setTypeName("mood")
+        .setKind(dev.sluice.api.v1.UserTypeKind.USER_TYPE_KIND_ENUM).addAllLabels(List.of(labels)).build();
+  }
+
+  /**
+   * A table using user-defined types as capture describes it: an enum and an array of it (in
+   * {@code typeSchema}), a domain over numeric and a composite holding the enum (both in the table's own
+   * schema "public", so a sink maps them with the table).
+   */
+  static TableInfo people(String typeSchema, long version, String... moodLabels) {
+    dev.sluice.api.v1.UserType mood = mood(typeSchema, moodLabels);
+    dev.sluice.api.v1.UserType price = dev.sluice.api.v1.UserType.newBuilder().setTypeId(70002).setSchemaName("public")
+        .setTypeName("price").setKind(dev.sluice.api.v1.UserTypeKind.USER_TYPE_KIND_DOMAIN).setBaseType("numeric(10,2)")
+        .setDefaultExpr("0").addConstraints("CONSTRAINT positive CHECK ((VALUE >= (0)::numeric))").build();
+    dev.sluice.api.v1.UserType tagged = dev.sluice.api.v1.UserType.newBuilder().setTypeId(70003).setSchemaName("public")
+        .setTypeName("tagged").setKind(dev.sluice.api.v1.UserTypeKind.USER_TYPE_KIND_COMPOSITE)
+        .addFields(dev.sluice.api.v1.UserTypeField.newBuilder().setName("label").setType("text"))
+        .addFields(dev.sluice.api.v1.UserTypeField.newBuilder().setName("mood").setType(typeSchema + ".mood")).build();
+    return TableInfo.newBuilder().setTableId(20003).setSchemaName("public").setTableName("people").setVersion(version)
+        .addColumns(col("id", "bigint", ValueKind.VALUE_KIND_INT64, false))
+        .addColumns(col("m", typeSchema + ".mood", ValueKind.VALUE_KIND_STRING, true).toBuilder().addUserTypes(mood))
+        .addColumns(col("ms", typeSchema + ".mood[]", ValueKind.VALUE_KIND_ARRAY, true).toBuilder()
+            .setElementKind(ValueKind.VALUE_KIND_STRING).addUserTypes(mood))
+        .addColumns(col("p", "price", ValueKind.VALUE_KIND_DECIMAL, true).toBuilder().addUserTypes(price))
+        .addColumns(col("t", "tagged", ValueKind.VALUE_KIND_TEXT_FALLBACK, true).toBuilder().addUserTypes(mood)
+            .addUserTypes(tagged))
+        .addPrimaryKey("id").build();
+  }
 
   static ColumnInfo col(String name, String sourceType, ValueKind kind, boolean nullable) {
     return ColumnInfo.newBuilder().setName(name).setSourceType(sourceType).setKind(kind).setNullable(nullable).build();
@@ -70,6 +114,43 @@ final class SinkFixtures {
 
   static Value ts(long micros, boolean zone) {
     return Value.newBuilder().setTimestampValue(Timestamp.newBuilder().setMicros(micros).setWithZone(zone)).build();
+  }
+
+  static Value date(java.time.LocalDate d) {
+    return Value.newBuilder().setDateValue(Math.toIntExact(d.toEpochDay())).build();
+  }
+
+  /** A date 'infinity' (+1) or '-infinity' (-1). */
+  static Value dateInfinity(int sign) {
+    return Value.newBuilder().setDateValue(sign > 0 ? Integer.MAX_VALUE : Integer.MIN_VALUE).build();
+  }
+
+  /** A timestamp 'infinity' (+1) or '-infinity' (-1). */
+  static Value tsInfinity(int sign, boolean zone) {
+    return Value.newBuilder().setTimestampValue(Timestamp.newBuilder().setWithZone(zone)
+        .setMicros(sign > 0 ? Long.MAX_VALUE : Long.MIN_VALUE).setSpecial(sign > 0
+            ? dev.sluice.api.v1.TimeSpecial.TIME_SPECIAL_INFINITY : dev.sluice.api.v1.TimeSpecial.TIME_SPECIAL_MINUS_INFINITY))
+        .build();
+  }
+
+  /** The timestamp of {@code t} (UTC for zone = true), past Long.MAX_VALUE micros through micros_past_max. */
+  static Value ts(java.time.LocalDateTime t, boolean zone) {
+    java.time.Instant i = t.toInstant(java.time.ZoneOffset.UTC);
+    java.math.BigInteger micros = java.math.BigInteger.valueOf(i.getEpochSecond())
+        .multiply(java.math.BigInteger.valueOf(1_000_000)).add(java.math.BigInteger.valueOf(i.getNano() / 1000));
+    java.math.BigInteger past = micros.subtract(java.math.BigInteger.valueOf(Long.MAX_VALUE));
+    Timestamp.Builder b = Timestamp.newBuilder().setWithZone(zone);
+    if (past.signum() > 0) {
+      b.setMicros(Long.MAX_VALUE).setMicrosPastMax(past.longValueExact());
+    } else {
+      b.setMicros(micros.longValueExact());
+    }
+    return Value.newBuilder().setTimestampValue(b).build();
+  }
+
+  static Value arr(Value... elements) {
+    return Value.newBuilder().setArrayValue(dev.sluice.api.v1.ArrayValue.newBuilder().addAllElements(List.of(elements)))
+        .build();
   }
 
   static Value bytes(byte... b) {

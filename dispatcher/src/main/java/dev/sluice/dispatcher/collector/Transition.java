@@ -1,4 +1,4 @@
-package dev.sluice.dispatcher;
+package dev.sluice.dispatcher.collector;
 
 import java.util.List;
 import java.util.Objects;
@@ -15,7 +15,7 @@ import java.util.Objects;
  * @param next    the state after the input
  * @param effects what to do, in order; empty for an ignored pair
  */
-public record Transition(DispatcherState next, List<DispatcherEffect> effects) {
+record Transition(DispatcherState next, List<DispatcherEffect> effects) {
 
   public Transition {
     Objects.requireNonNull(next, "next");

@@ -1,4 +1,4 @@
-package dev.sluice.dispatcher;
+package dev.sluice.dispatcher.collector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

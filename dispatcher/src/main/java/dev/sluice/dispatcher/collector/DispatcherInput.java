@@ -1,4 +1,4 @@
-package dev.sluice.dispatcher;
+package dev.sluice.dispatcher.collector;
 
 /**
  * What can happen to a dispatcher: broker messages already classified against the receiver rules,
@@ -6,7 +6,7 @@ package dev.sluice.dispatcher;
  * input; the payload (the events to deliver, the rejection) travels beside it, never inside the
  * pure {@link DispatcherTransitions#apply} decision.
  */
-public enum DispatcherInput {
+enum DispatcherInput {
   /** A Connect stream was opened and welcomed by a broker of the same incarnation as before (or the first one). */
   CONNECTED,
   /** A stream was welcomed by a broker whose incarnation differs from the last one seen: its state is gone. */
@@ -41,6 +41,12 @@ public enum DispatcherInput {
   HEARTBEAT_REMOVED,
   /** The user closed the subscription. */
   CLOSE,
+  /**
+   * The user changed what the stream should carry (paused, resumed, cancelled or asked again for a snapshot):
+   * a new epoch from the checkpoint carries the change. In RESETTING the session waits for the handshake of
+   * the reset in flight and asks again then.
+   */
+  RESET_REQUESTED,
   /** The listener threw, or the library met an error it cannot get past for this dispatcher. */
   LISTENER_FAILED
 }

@@ -1,19 +1,19 @@
-package dev.sluice.dispatcher;
+package dev.sluice.dispatcher.collector;
 
-import static dev.sluice.dispatcher.DispatcherEffect.DELIVER;
-import static dev.sluice.dispatcher.DispatcherEffect.NOTIFY_ERROR;
-import static dev.sluice.dispatcher.DispatcherEffect.SCHEDULE_PROCEED;
-import static dev.sluice.dispatcher.DispatcherEffect.SCHEDULE_RETRY;
-import static dev.sluice.dispatcher.DispatcherEffect.SEND_REGISTER;
-import static dev.sluice.dispatcher.DispatcherEffect.SEND_REMOVE;
-import static dev.sluice.dispatcher.DispatcherEffect.SEND_RESET;
-import static dev.sluice.dispatcher.DispatcherState.READY;
-import static dev.sluice.dispatcher.DispatcherState.REGISTERING;
-import static dev.sluice.dispatcher.DispatcherState.REMOVED;
-import static dev.sluice.dispatcher.DispatcherState.RESETTING;
-import static dev.sluice.dispatcher.DispatcherState.STREAMING;
-import static dev.sluice.dispatcher.Transition.ignore;
-import static dev.sluice.dispatcher.Transition.to;
+import static dev.sluice.dispatcher.collector.DispatcherEffect.DELIVER;
+import static dev.sluice.dispatcher.collector.DispatcherEffect.NOTIFY_ERROR;
+import static dev.sluice.dispatcher.collector.DispatcherEffect.SCHEDULE_PROCEED;
+import static dev.sluice.dispatcher.collector.DispatcherEffect.SCHEDULE_RETRY;
+import static dev.sluice.dispatcher.collector.DispatcherEffect.SEND_REGISTER;
+import static dev.sluice.dispatcher.collector.DispatcherEffect.SEND_REMOVE;
+import static dev.sluice.dispatcher.collector.DispatcherEffect.SEND_RESET;
+import static dev.sluice.dispatcher.collector.DispatcherState.READY;
+import static dev.sluice.dispatcher.collector.DispatcherState.REGISTERING;
+import static dev.sluice.dispatcher.collector.DispatcherState.REMOVED;
+import static dev.sluice.dispatcher.collector.DispatcherState.RESETTING;
+import static dev.sluice.dispatcher.collector.DispatcherState.STREAMING;
+import static dev.sluice.dispatcher.collector.Transition.ignore;
+import static dev.sluice.dispatcher.collector.Transition.to;
 
 /**
  * The dispatcher state machine of PROTOCOL.md as one total, pure function. No I/O, no clock, no
@@ -38,7 +38,7 @@ import static dev.sluice.dispatcher.Transition.to;
  * // -> STREAMING [DELIVER]
  * }</pre>
  */
-public final class DispatcherTransitions {
+final class DispatcherTransitions {
 
   private DispatcherTransitions() {}
 
@@ -54,6 +54,7 @@ public final class DispatcherTransitions {
         case HANDSHAKE, EVENTS, RESOLVED, STALE_EPOCH, SEQUENCE_VIOLATION -> ignore(REGISTERING);
         case CLOSE -> to(REMOVED, SEND_REMOVE);
         case LISTENER_FAILED -> to(REMOVED, SEND_REMOVE, NOTIFY_ERROR);
+        case RESET_REQUESTED -> ignore(REGISTERING);
       };
       case READY -> switch (input) {
         case CONNECTED, BROKER_RESTARTED, ACK_NOT_FOUND, HEARTBEAT_REMOVED -> to(REGISTERING, SEND_REGISTER);
@@ -65,6 +66,7 @@ public final class DispatcherTransitions {
         case HANDSHAKE, EVENTS, RESOLVED, STALE_EPOCH, SEQUENCE_VIOLATION -> ignore(READY);
         case CLOSE -> to(REMOVED, SEND_REMOVE);
         case LISTENER_FAILED -> to(REMOVED, SEND_REMOVE, NOTIFY_ERROR);
+        case RESET_REQUESTED -> ignore(READY);
       };
       case RESETTING -> switch (input) {
         case CONNECTED, BROKER_RESTARTED, ACK_NOT_FOUND, HEARTBEAT_REMOVED -> to(REGISTERING, SEND_REGISTER);
@@ -76,6 +78,7 @@ public final class DispatcherTransitions {
         case HANDSHAKE -> to(STREAMING, DELIVER);
         case CLOSE -> to(REMOVED, SEND_REMOVE);
         case LISTENER_FAILED -> to(REMOVED, SEND_REMOVE, NOTIFY_ERROR);
+        case RESET_REQUESTED -> ignore(RESETTING);
       };
       case STREAMING -> switch (input) {
         case CONNECTED, BROKER_RESTARTED, ACK_NOT_FOUND, HEARTBEAT_REMOVED -> to(REGISTERING, SEND_REGISTER);
@@ -87,11 +90,12 @@ public final class DispatcherTransitions {
         case EVENTS, RESOLVED -> to(STREAMING, DELIVER);
         case CLOSE -> to(REMOVED, SEND_REMOVE);
         case LISTENER_FAILED -> to(REMOVED, SEND_REMOVE, NOTIFY_ERROR);
+        case RESET_REQUESTED -> to(RESETTING, SEND_RESET);
       };
       case REMOVED -> switch (input) {
         case CONNECTED, BROKER_RESTARTED, DISCONNECTED, READY, PROCEED, ACK_ACCEPTED, ACK_STALE,
             ACK_NOT_FOUND, ACK_REJECTED, ACK_RETRYABLE, HANDSHAKE, EVENTS, RESOLVED, STALE_EPOCH,
-            SEQUENCE_VIOLATION, HEARTBEAT_REMOVED, CLOSE, LISTENER_FAILED -> ignore(REMOVED);
+            SEQUENCE_VIOLATION, HEARTBEAT_REMOVED, CLOSE, LISTENER_FAILED, RESET_REQUESTED -> ignore(REMOVED);
       };
     };
   }

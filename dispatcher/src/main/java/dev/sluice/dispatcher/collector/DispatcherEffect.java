@@ -1,10 +1,10 @@
-package dev.sluice.dispatcher;
+package dev.sluice.dispatcher.collector;
 
 /**
  * What the collector does after a transition. Effects are data: {@link DispatcherTransitions} only
  * names them, and the collector executes them in list order.
  */
-public enum DispatcherEffect {
+enum DispatcherEffect {
   /** Send REGISTER at epoch 0 with start ts = the checkpoint. */
   SEND_REGISTER,
   /** Bump the local epoch first, then send RESET with start ts = the checkpoint and the resume cursor. */

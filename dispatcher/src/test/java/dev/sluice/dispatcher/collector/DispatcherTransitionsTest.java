@@ -1,4 +1,4 @@
-package dev.sluice.dispatcher;
+package dev.sluice.dispatcher.collector;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -39,6 +39,7 @@ class DispatcherTransitionsTest {
       REGISTERING | HEARTBEAT_REMOVED  | REGISTERING | -                         | already registering again
       REGISTERING | CLOSE              | REMOVED     | SEND_REMOVE               | closing while registering removes
       REGISTERING | LISTENER_FAILED    | REMOVED     | SEND_REMOVE, NOTIFY_ERROR | a failed listener ends the dispatcher
+      REGISTERING | RESET_REQUESTED    | REGISTERING | -                         | the coming reset carries the change
       READY       | CONNECTED          | REGISTERING | SEND_REGISTER             | a new stream registers again
       READY       | BROKER_RESTARTED   | REGISTERING | SEND_REGISTER             | a restarted broker forgot the registration
       READY       | DISCONNECTED       | REGISTERING | -                         | a lost stream loses the registration
@@ -57,6 +58,7 @@ class DispatcherTransitionsTest {
       READY       | HEARTBEAT_REMOVED  | REGISTERING | SEND_REGISTER             | the broker forgot the id: register again
       READY       | CLOSE              | REMOVED     | SEND_REMOVE               | closing when ready removes
       READY       | LISTENER_FAILED    | REMOVED     | SEND_REMOVE, NOTIFY_ERROR | a failed listener ends the dispatcher
+      READY       | RESET_REQUESTED    | READY       | -                         | the due reset carries the change
       RESETTING   | CONNECTED          | REGISTERING | SEND_REGISTER             | a new stream registers again
       RESETTING   | BROKER_RESTARTED   | REGISTERING | SEND_REGISTER             | a restarted broker forgot the reset
       RESETTING   | DISCONNECTED       | REGISTERING | -                         | a lost stream loses the reset
@@ -75,6 +77,7 @@ class DispatcherTransitionsTest {
       RESETTING   | HEARTBEAT_REMOVED  | REGISTERING | SEND_REGISTER             | the broker forgot the id: register again
       RESETTING   | CLOSE              | REMOVED     | SEND_REMOVE               | closing while resetting removes
       RESETTING   | LISTENER_FAILED    | REMOVED     | SEND_REMOVE, NOTIFY_ERROR | a failed listener ends the dispatcher
+      RESETTING   | RESET_REQUESTED    | RESETTING   | -                         | one reset in flight: asked again after its handshake
       STREAMING   | CONNECTED          | REGISTERING | SEND_REGISTER             | a new stream registers again
       STREAMING   | BROKER_RESTARTED   | REGISTERING | SEND_REGISTER             | a restarted broker forgot the stream
       STREAMING   | DISCONNECTED       | REGISTERING | -                         | a lost stream ends the epoch
@@ -93,6 +96,7 @@ class DispatcherTransitionsTest {
       STREAMING   | HEARTBEAT_REMOVED  | REGISTERING | SEND_REGISTER             | the broker forgot the id: register again
       STREAMING   | CLOSE              | REMOVED     | SEND_REMOVE               | closing while streaming removes
       STREAMING   | LISTENER_FAILED    | REMOVED     | SEND_REMOVE, NOTIFY_ERROR | a failed listener ends the dispatcher
+      STREAMING   | RESET_REQUESTED    | RESETTING   | SEND_RESET                | a user's change starts a new epoch
       REMOVED     | CONNECTED          | REMOVED     | -                         | removed is absorbing
       REMOVED     | BROKER_RESTARTED   | REMOVED     | -                         | removed is absorbing
       REMOVED     | DISCONNECTED       | REMOVED     | -                         | removed is absorbing
@@ -111,6 +115,7 @@ class DispatcherTransitionsTest {
       REMOVED     | HEARTBEAT_REMOVED  | REMOVED     | -                         | removed is absorbing
       REMOVED     | CLOSE              | REMOVED     | -                         | closing twice is harmless
       REMOVED     | LISTENER_FAILED    | REMOVED     | -                         | removed is absorbing
+      REMOVED     | RESET_REQUESTED    | REMOVED     | -                         | removed is absorbing
       """;
 
   record Row(DispatcherState from, DispatcherInput input, Transition expected, String meaning) {}

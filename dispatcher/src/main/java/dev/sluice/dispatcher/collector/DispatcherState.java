@@ -1,4 +1,4 @@
-package dev.sluice.dispatcher;
+package dev.sluice.dispatcher.collector;
 
 /**
  * Where a dispatcher stands in its life with the broker (PROTOCOL.md, "Dispatcher (collector)
@@ -11,7 +11,7 @@ package dev.sluice.dispatcher;
  * if (handle.state() == DispatcherState.STREAMING) { ... }
  * }</pre>
  */
-public enum DispatcherState {
+enum DispatcherState {
   /** Sends REGISTER (epoch 0) once a stream is up and waits for the broker's Ready. */
   REGISTERING,
   /** Registered and Ready; sends the RESET that starts an epoch when it is due (at once, or after a backoff). */

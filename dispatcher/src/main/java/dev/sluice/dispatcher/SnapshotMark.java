@@ -1,0 +1,21 @@
+package dev.sluice.dispatcher;
+
+import dev.sluice.api.v1.SnapshotProgress;
+
+/**
+ * How far a subscription's snapshot got, as the last part of a chunk's READ rows says
+ * ({@link Transaction#snapshot()}). Record {@link #next()} with the rows: it is where the snapshot goes on
+ * after a restart.
+ *
+ * @param next         where the snapshot continues after this chunk
+ * @param rowsRead     rows the snapshot read in the current stream epoch, this chunk included
+ * @param rowsEstimate the table's estimated rows when the epoch's snapshot began (pg_class.reltuples), 0 unknown
+ * @param chunks       chunks read in the current epoch, this one included
+ */
+public record SnapshotMark(SnapshotCursor next, long rowsRead, long rowsEstimate, long chunks) {
+
+  /** The mark of a chunk's last part, from the broker's {@code SnapshotProgress}. */
+  public static SnapshotMark fromProto(SnapshotProgress p) {
+    return new SnapshotMark(SnapshotCursor.after(p), p.getRowsRead(), p.getRowsEstimate(), p.getChunks());
+  }
+}

@@ -1,0 +1,292 @@
+package dev.sluice.dispatcher.changefeed;
+
+import dev.sluice.api.TableSpan;
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.SluiceException;
+import dev.sluice.api.v1.TableEntry;
+import dev.sluice.api.v1.TableList;
+import dev.sluice.dispatcher.ChangeListener;
+import dev.sluice.dispatcher.Checkpoint;
+import dev.sluice.dispatcher.DdlChange;
+import dev.sluice.dispatcher.SluiceClient;
+import dev.sluice.dispatcher.Subscription;
+import dev.sluice.dispatcher.Transaction;
+import dev.sluice.dispatcher.sink.Sink;
+import dev.sluice.dispatcher.sink.SinkCheckpoint;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The tables of one changefeed run: which are followed, from where, and when they end. At start it
+ * resumes every table the sink's progress holds that has not ended (a table dropped while the changefeed
+ * was not running included, by its table id, so its last rows and its DROP are applied), each from its own
+ * position; then every poll of ListTables adds the tables created since (from just before their CREATE),
+ * marks the ones a newer listing no longer has as gone, and follows a held table again once its table
+ * info changed. Applier thread only.
+ */
+final class TableRoster {
+
+  private static final Logger LOG = LoggerFactory.getLogger(TableRoster.class);
+
+  private final SluiceClient client;
+  private final ChangefeedDefinition definition;
+  private final Sink sink;
+  private final Inbox inbox;
+  private final Map<Long, FollowedTable> tables = new LinkedHashMap<>();
+  /**
+   * The ts of the last successful ListTables: tables created after it are not known yet, so the
+   * changefeed checkpoint (which promises every table's changes up to it) never passes it.
+   */
+  private long listedThroughTs;
+  private boolean listed;
+  /** The rules that matched no table at the last listing. */
+  private List<String> unmatchedRules = List.of();
+
+  TableRoster(SluiceClient client, ChangefeedDefinition definition, Sink sink, Inbox inbox, long listedThroughTs) {
+    this.client = client;
+    this.definition = definition;
+    this.sink = sink;
+    this.inbox = inbox;
+    this.listedThroughTs = listedThroughTs;
+  }
+
+  Collection<FollowedTable> all() {
+    return tables.values();
+  }
+
+  /** The followed tables (neither held nor ended). */
+  List<FollowedTable> live() {
+    List<FollowedTable> out = new ArrayList<>();
+    for (FollowedTable t : tables.values()) {
+      if (t.live()) {
+        out.add(t);
+      }
+    }
+    return out;
+  }
+
+  long listedThroughTs() {
+    return listedThroughTs;
+  }
+
+  /** Whether one ListTables succeeded. */
+  boolean listed() {
+    return listed;
+  }
+
+  /**
+   * Follows every table the sink's progress holds that has not ended and that the filter takes by the
+   * name it had, from its own position (it may be gone from the listings: dropped while nothing ran).
+   */
+  void resumeFromProgress() {
+    for (Map.Entry<Long, SinkCheckpoint.TableProgress> e : sink.checkpoint().tables().entrySet()) {
+      SinkCheckpoint.TableProgress p = e.getValue();
+      if (p.dropped() || tables.containsKey(e.getKey()) || !definition.filter().matches(p.tableName())) {
+        continue;
+      }
+      Checkpoint from = sink.checkpoint().forTable(e.getKey()).max(Checkpoint.at(definition.startTs()));
+      subscribe(e.getKey(), p.tableName(), from, from.ts());
+    }
+  }
+
+  /**
+   * One ListTables: new matching tables are followed from just before their CREATE, followed tables a
+   * current listing lacks are marked gone at its ts, and a held table whose table info changed since it
+   * was held is followed again.
+   *
+   * @return the tables found gone whose applied position already reached the listing (they end)
+   */
+  List<FollowedTable> discover() throws InterruptedException {
+    TableList list;
+    try {
+      list = client.listTables(0).toCompletableFuture().get(10, TimeUnit.SECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      LOG.atInfo().addKeyValue("changefeedId", definition.id()).log("ListTables failed; will retry: {}", String.valueOf(e));
+      return List.of();
+    }
+    List<FollowedTable> gone = new ArrayList<>();
+    Set<Long> seen = new HashSet<>();
+    for (TableEntry entry : list.getTablesList()) {
+      var info = entry.getTableInfo();
+      seen.add(info.getTableId());
+      String name = info.getSchemaName() + "." + info.getTableName();
+      FollowedTable known = tables.get(info.getTableId());
+      if (known == null && definition.filter().matches(name)) {
+        // just before the CREATE: rows written in the creating transaction share its commit ts
+        Checkpoint from = sink.checkpoint().forTable(info.getTableId()).max(Checkpoint.at(definition.startTs()))
+            .max(Checkpoint.at(Math.max(0, entry.getCreatedTs() - 1)));
+        subscribe(info.getTableId(), name, from, entry.getCreatedTs());
+      } else if (known != null && known.phase == ChangefeedStatus.TablePhase.NEEDS_KEY
+          && info.getVersion() > known.heldVersion) {
+        release(known, info.getVersion());
+      }
+    }
+    // a listing older than one already seen (a broker that lags, after a failover) cannot tell a drop
+    boolean current = list.getAtTs() >= listedThroughTs;
+    for (FollowedTable t : tables.values()) {
+      if (!t.live()) {
+        continue;
+      }
+      if (seen.contains(t.tableId)) {
+        t.goneAtTs = -1;   // listed again: whatever made it look gone was not a drop
+      } else if (current && t.goneAtTs < 0 && list.getAtTs() > t.existsFromTs) {
+        t.goneAtTs = list.getAtTs();
+        if (t.applied.ts() >= t.goneAtTs) {
+          gone.add(t);
+        }
+      }
+    }
+    listedThroughTs = Math.max(listedThroughTs, list.getAtTs());
+    listed = true;
+    warnUnmatched(list);
+    return gone;
+  }
+
+  List<String> unmatchedRules() {
+    return unmatchedRules;
+  }
+
+  /** Says, in the status and once in the log, which rules match no listed table (and when they match again). */
+  private void warnUnmatched(TableList list) {
+    List<String> names = new ArrayList<>();
+    for (TableEntry entry : list.getTablesList()) {
+      names.add(entry.getTableInfo().getSchemaName() + "." + entry.getTableInfo().getTableName());
+    }
+    List<String> now = definition.filter().unmatchedRules(names);
+    for (String rule : now) {
+      if (!unmatchedRules.contains(rule)) {
+        LOG.atWarn().addKeyValue("changefeedId", definition.id()).addKeyValue("rule", rule)
+            .addKeyValue("atTs", list.getAtTs()).log("table rule matches no table; a table created later that"
+                + " matches it is followed");
+      }
+    }
+    for (String rule : unmatchedRules) {
+      if (!now.contains(rule)) {
+        LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("rule", rule)
+            .log("table rule matches a table now");
+      }
+    }
+    unmatchedRules = now;
+  }
+
+  private void subscribe(long tableId, String name, Checkpoint from, long existsFromTs) {
+    // the dispatcher resumes at from.ts(); rows inside a partly applied transaction are skipped by the sink
+    FollowedTable t = new FollowedTable(tableId, name, Checkpoint.at(from.ts()), existsFromTs);
+    tables.put(tableId, t);
+    LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", name)
+        .addKeyValue("tableId", tableId).addKeyValue("startTs", from.ts()).log("following table");
+    open(t);
+  }
+
+  private void open(FollowedTable t) {
+    t.handle = client.subscribe(Subscription.span(TableSpan.wholeTable(t.tableId)).from(t.applied.ts())
+        .creditGroup(definition.id()), new TableListener(t, inbox.generation(t)));
+  }
+
+  /**
+   * Holds {@code t}: its dispatcher is removed and it no longer counts for the changefeed checkpoint,
+   * until its table info changes (a key added, REPLICA IDENTITY FULL) after {@code version}.
+   */
+  void hold(FollowedTable t, long version, long atTs, String why) {
+    t.phase = ChangefeedStatus.TablePhase.NEEDS_KEY;
+    t.heldVersion = version;
+    t.heldAtTs = atTs;
+    t.note = why;
+    LOG.atWarn().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
+        .addKeyValue("commitTs", atTs).log("table held, the other tables go on: {}", why);
+    close(t);
+  }
+
+  private void release(FollowedTable t, long version) {
+    long from = Math.max(t.applied.ts(), version - 1);
+    t.note = from > t.heldAtTs - 1 ? "rows changed upstream in (" + (t.heldAtTs - 1) + ", " + from + "] are missing "
+        + "downstream: the table had no key then; the snapshot of issue #17 will read them again" : null;
+    t.applied = Checkpoint.at(from);
+    t.phase = ChangefeedStatus.TablePhase.FOLLOWING;
+    t.goneAtTs = -1;
+    inbox.reopen(t, from);
+    LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
+        .addKeyValue("startTs", from).log("held table changed upstream; following it again");
+    open(t);
+  }
+
+  /** Ends {@code t}'s stream: it is not followed again by this run, nor (once the sink recorded it) by a later one. */
+  void end(FollowedTable t, String why) {
+    t.phase = ChangefeedStatus.TablePhase.ENDED;
+    t.note = why;
+    LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name).log("table ended: {}", why);
+    close(t);
+  }
+
+  private void close(FollowedTable t) {
+    inbox.stopTaking(t);
+    if (t.handle != null) {
+      t.handle.closeAsync();
+      t.handle = null;
+    }
+  }
+
+  /** Closes every dispatcher (the runtime stops). */
+  void closeAll() {
+    for (FollowedTable t : tables.values()) {
+      if (t.handle != null) {
+        t.handle.closeAsync();
+        t.handle = null;
+      }
+    }
+  }
+
+  /** Whether a subscription error means the table is gone for good (it ends), rather than a failure. */
+  static boolean isGone(SluiceException error) {
+    return error.code() == ErrorCode.TABLE_DROPPED || error.code() == ErrorCode.UNKNOWN_TABLE;
+  }
+
+  /** Queues a table's deliveries for the applier; blocks while its queue is full (back-pressure). */
+  private final class TableListener implements ChangeListener {
+    private final FollowedTable table;
+    private final int generation;
+
+    TableListener(FollowedTable table, int generation) {
+      this.table = table;
+      this.generation = generation;
+    }
+
+    @Override
+    public void onTransaction(Transaction transaction) {
+      put(Entry.txn(transaction));
+    }
+
+    @Override
+    public void onDdl(DdlChange ddl) {
+      put(Entry.ddl(ddl));
+    }
+
+    @Override
+    public void onResolved(long ts) {
+      put(Entry.resolved(ts));
+    }
+
+    @Override
+    public void onError(SluiceException error) {
+      put(Entry.error(error));
+    }
+
+    private void put(Entry e) {
+      try {
+        inbox.put(table, generation, e);
+      } catch (InterruptedException ie) {
+        Thread.currentThread().interrupt();
+      }
+    }
+  }
+}
