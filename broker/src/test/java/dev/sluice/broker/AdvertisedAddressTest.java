@@ -37,8 +37,10 @@ class AdvertisedAddressTest {
       throws Exception {
     ServeConfig serve = ServeConfig.ephemeral().withAdvertised(BrokerAddress.parse(ADVERTISED), null)
         .withPorts("0.0.0.0", 0, 0);
+    // a wildcard bind without TLS and tokens needs --insecure (docs/SECURITY.md); addresses are the point here
     try (RunningBroker rb = RunningBroker.start(dir.resolve("broker"),
         ChangefeedConfig.defaults().withProgressInterval(Duration.ofMillis(100)), serve,
+        dev.sluice.broker.security.SecurityConfig.none().withInsecure(true),
         "CREATE TABLE public.items (id int PRIMARY KEY, v text)")) {
       int grpcPort = rb.broker().eventService().port();
       int adminPort = rb.broker().admin().port();

@@ -73,7 +73,7 @@ class LibraryAgainstBrokerTest {
         port = broker.eventService().port();
         long start = broker.eventStore().resolvedTs();
         try (SluiceClient client = SluiceClient.connect(ClientConfig.of("127.0.0.1:" + port).withCollectorId("lib"))) {
-          handle[0] = client.subscribe(Subscription.table("public.items").from(start).changefeed("lib"), listener);
+          handle[0] = client.subscribe(Subscription.table("public.items").from(start).creditGroup("lib"), listener);
           handle[0].streaming().toCompletableFuture().get(30, TimeUnit.SECONDS);
           pg.txn("INSERT INTO public.items VALUES (1, 'a'), (2, 'b')");
           pg.txn("ALTER TABLE public.items ADD COLUMN note text");

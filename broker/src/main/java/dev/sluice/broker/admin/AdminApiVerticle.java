@@ -1,5 +1,8 @@
 package dev.sluice.broker.admin;
 
+import dev.sluice.broker.security.HttpAccess;
+import dev.sluice.broker.security.ServerSecurity;
+import dev.sluice.dispatcher.ClientSecurity;
 import io.vertx.core.Future;
 import io.vertx.core.VerticleBase;
 import io.vertx.core.http.HttpServer;
@@ -14,8 +17,10 @@ import java.util.TreeSet;
 
 /**
  * The admin HTTP API of one broker node (Vert.x Web): {@code /api/v1/changefeeds}, {@code /dispatchers},
- * {@code /captures}, {@code /members}, {@code /config}, plus {@code /}, {@code /healthz},
- * {@code /readyz} and {@code /metrics}. Every route is strict (unknown query parameters and body
+ * {@code /captures}, {@code /tables}, {@code /members}, {@code /config}, plus {@code /}, {@code /healthz},
+ * {@code /readyz} and {@code /metrics}. Every route but {@code /healthz} and {@code /readyz} needs an
+ * authenticated principal holding the route's permission ({@code AccessRules}; 401 / 403 otherwise),
+ * and every change is written to the audit log. Every route is strict (unknown query parameters and body
  * fields are a 400 naming them) and answers JSON errors {@code {"code", "message"}}. The contract is
  * {@code api/src/main/resources/openapi/sluice-admin-v1.yaml}.
  *
@@ -36,27 +41,52 @@ public final class AdminApiVerticle extends VerticleBase {
   private final AdminResources resources;
   private final String host;
   private final int port;
+  private final ServerSecurity security;
+  private final ClientSecurity peers;
   private volatile int actualPort;
   private volatile List<AdminRoutes.Declared> declared = List.of();
   private HttpServer server;
 
   public AdminApiVerticle(AdminResources resources, String host, int port) {
+    this(resources, host, port, ServerSecurity.open());
+  }
+
+  /** An admin API serving TLS and admitting requests as {@code security} says; it forwards in plaintext. */
+  public AdminApiVerticle(AdminResources resources, String host, int port, ServerSecurity security) {
+    this(resources, host, port, security, ClientSecurity.none());
+  }
+
+  /**
+   * An admin API serving TLS and admitting requests as {@code security} says, forwarding requests to
+   * other members with {@code peers}' TLS settings (the node's client settings; its token is not sent).
+   */
+  public AdminApiVerticle(AdminResources resources, String host, int port, ServerSecurity security,
+      ClientSecurity peers) {
     this.resources = resources;
     this.host = host;
     this.port = port;
+    this.security = security;
+    this.peers = peers;
   }
 
   @Override
   public Future<?> start() {
     Router router = Router.router(vertx);
+    HttpAccess access = new HttpAccess(security.guard());
+    router.route().handler(access.authenticate());   // before the body is read: an unknown caller sends nothing more
     router.route().handler(BodyHandler.create(false).setBodyLimit(MAX_BODY_BYTES));
-    AdminRoutes routes = new AdminRoutes(router, resources.registry());
+    AdminRoutes routes = new AdminRoutes(router, resources.registry(), access);
     new HealthRoutes(resources).register(routes);
-    new ChangefeedRoutes(resources.changefeeds(), new ChangefeedViews(resources.clock())).register(routes);
+    AdminForwarder forwarder = new AdminForwarder(vertx, resources.eventService().identity().nodeId(), peers);
+    new ChangefeedRoutes(resources, new ChangefeedViews(resources.clock(), resources::servableTs,
+        resources.cluster().assignments()), forwarder)
+        .register(routes);
     new DispatcherRoutes(resources).register(routes);
     new CaptureRoutes(resources).register(routes);
-    new MemberRoutes(resources).register(routes);
+    new TableRoutes(resources).register(routes);
+    new MemberRoutes(resources, forwarder).register(routes);
     new ConfigRoutes(resources).register(routes);
+    new SnapshotRoutes(resources).register(routes);
     declared = routes.declared();
     router.errorHandler(404, ctx -> unmatched(routes, ctx, 404, "NOT_FOUND", "no route " + ctx.request().method() + " "
         + ctx.request().path() + "; GET / lists the API"));
@@ -66,10 +96,12 @@ public final class AdminApiVerticle extends VerticleBase {
         + MAX_BODY_BYTES + " bytes"));
     router.errorHandler(500, ctx -> new AdminExchange(ctx).fail(ctx.failure() == null
         ? new IllegalStateException("internal error") : ctx.failure()));
-    return vertx.createHttpServer(new HttpServerOptions().setHost(host).setPort(port)).requestHandler(router).listen()
+    return vertx.createHttpServer(security.secure(new HttpServerOptions().setHost(host).setPort(port)))
+        .requestHandler(router).listen()
         .onSuccess(s -> {
           server = s;
           actualPort = s.actualPort();
+          security.serving(s);
         });
   }
 
@@ -96,6 +128,10 @@ public final class AdminApiVerticle extends VerticleBase {
 
   @Override
   public Future<?> stop() {
-    return server == null ? Future.succeededFuture() : server.close();
+    if (server == null) {
+      return Future.succeededFuture();
+    }
+    security.closing(server);
+    return server.close();
   }
 }

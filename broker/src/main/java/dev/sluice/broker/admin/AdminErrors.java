@@ -7,6 +7,9 @@ import dev.sluice.broker.changefeed.ChangefeedNotFoundException;
 import dev.sluice.broker.changefeed.DeletionFailedException;
 import dev.sluice.broker.changefeed.InvalidChangefeedException;
 import dev.sluice.broker.changefeed.InvalidStateException;
+import dev.sluice.broker.changefeed.SinkCheckFailedException;
+import dev.sluice.broker.changefeed.SinkInUseException;
+import dev.sluice.broker.security.AccessDeniedException;
 import io.vertx.core.json.DecodeException;
 import io.vertx.core.json.JsonObject;
 import java.util.concurrent.CompletionException;
@@ -15,7 +18,7 @@ import java.util.concurrent.CompletionException;
  * Maps every failure of an admin request, in one place, to a status and a JSON body
  * {@code {"code": ..., "message": ...}} (plus context such as the field, the current state or the
  * status URL). Codes are {@link ErrorCode} names where one fits, else {@code NOT_FOUND},
- * {@code INVALID_STATE}, {@code METHOD_NOT_ALLOWED}.
+ * {@code INVALID_STATE}, {@code METHOD_NOT_ALLOWED}, {@code SINK_IN_USE} (409), {@code SINK_CHECK_FAILED} (400).
  *
  * <pre>{@code
  * AdminErrors.Answer a = AdminErrors.answer(new IllegalArgumentException("scanConcurrency must be ..."));
@@ -35,8 +38,22 @@ final class AdminErrors {
 
   static Answer answer(Throwable failure) {
     Throwable e = failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    if (e instanceof AccessDeniedException denied) {
+      return new Answer(denied.code() == ErrorCode.UNAUTHENTICATED ? 401 : 403,
+          error(denied.code().name(), denied.getMessage()), null);
+    }
     if (e instanceof InvalidChangefeedException ic) {
       return new Answer(400, error(ic.code().name(), ic.getMessage()).put("field", ic.field()), null);
+    }
+    if (e instanceof SinkInUseException su) {
+      return new Answer(409, error("SINK_IN_USE", su.getMessage()).put("field", "sink_uri").put("id", su.id())
+          .put("changefeed", su.otherId()), null);
+    }
+    if (e instanceof SinkCheckFailedException sc) {
+      return new Answer(400, error(SinkCheckFailedException.CODE, sc.getMessage()).put("field", "sink_uri"), null);
+    }
+    if (e instanceof MemberRoutes.MemberNotFoundException mn) {
+      return new Answer(404, error("NOT_FOUND", mn.getMessage()).put("node_id", mn.id), null);
     }
     if (e instanceof ChangefeedNotFoundException nf) {
       return new Answer(404, error("NOT_FOUND", nf.getMessage()).put("id", nf.id()), null);

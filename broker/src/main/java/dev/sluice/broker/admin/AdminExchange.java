@@ -1,5 +1,6 @@
 package dev.sluice.broker.admin;
 
+import dev.sluice.api.secret.Redactor;
 import dev.sluice.broker.changefeed.InvalidChangefeedException;
 import dev.sluice.broker.changefeed.StrictJson;
 import io.vertx.core.Future;
@@ -15,8 +16,9 @@ import java.util.concurrent.CompletionStage;
 
 /**
  * One admin request and its single answer: strict reading of query parameters and the JSON body,
- * JSON replies, and every failure mapped by {@link AdminErrors}. Runs on the admin verticle's event
- * loop; blocking reads go through {@link #blocking}.
+ * JSON replies (redacted on the way out, {@link RedactedJson}), and every failure mapped by
+ * {@link AdminErrors}. Runs on the admin verticle's event loop; blocking reads go through
+ * {@link #blocking}.
  *
  * <pre>{@code
  * routes.add(HttpMethod.GET, "/api/v1/changefeeds/{id}", Set.of(), ex ->
@@ -25,10 +27,24 @@ import java.util.concurrent.CompletionStage;
  */
 final class AdminExchange {
 
+  /** How often a request for a changefeed between owners is tried again, 250 ms apart. */
+  static final int MOVING_RETRIES = 24;
+
   private final RoutingContext ctx;
+  private Runnable retry;
+  private int retriesLeft = MOVING_RETRIES;
 
   AdminExchange(RoutingContext ctx) {
     this.ctx = ctx;
+  }
+
+  /**
+   * Runs {@code again} (250 ms later, up to {@link #MOVING_RETRIES} times) instead of answering when the
+   * request fails because its changefeed is between owners (or the coordinator moved): the answer comes
+   * from wherever the changefeed has settled.
+   */
+  void retryWhileMoving(Runnable again) {
+    this.retry = again;
   }
 
   RoutingContext context() {
@@ -50,6 +66,11 @@ final class AdminExchange {
       throw InvalidChangefeedException.field(name, "must be given once, got " + all);
     }
     return all.isEmpty() ? null : all.get(0);
+  }
+
+  /** Every value of query parameter {@code name}, in order (a parameter that may repeat). */
+  List<String> queryAll(String name) {
+    return List.copyOf(ctx.queryParam(name));
   }
 
   /** Refuses query parameters other than {@code allowed} (never ignored: an old server must not drop a flag). */
@@ -121,17 +142,32 @@ final class AdminExchange {
       ctx.response().end();
       return;
     }
-    String text = body instanceof JsonObject o ? o.encodePrettily() : body instanceof JsonArray a ? a.encodePrettily()
-        : Json.encodePrettily(body);
+    Object safe = RedactedJson.of(body);   // the one exit of every answer: no secret leaves in it
+    String text = safe instanceof JsonObject o ? o.encodePrettily() : safe instanceof JsonArray a ? a.encodePrettily()
+        : Json.encodePrettily(safe);
     ctx.response().putHeader("Content-Type", "application/json").end(text + "\n");
   }
 
   void fail(Throwable e) {
+    Throwable root = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+    if (retry != null && retriesLeft > 0 && !ctx.response().ended() && root instanceof dev.sluice.api.error.TransientException t
+        && t.code() == dev.sluice.api.error.ErrorCode.CHANGEFEED_MOVING) {
+      retriesLeft--;
+      Runnable again = retry;
+      ctx.vertx().setTimer(250, id -> {
+        try {
+          again.run();
+        } catch (RuntimeException x) {
+          fail(x);
+        }
+      });
+      return;
+    }
     AdminErrors.Answer a = AdminErrors.answer(e);
     if (a.location() != null) {
       ctx.response().putHeader("Location", a.location());
     }
-    ctx.put(AdminRoutes.ERROR_KEY, a.body().getString("message"));
+    ctx.put(AdminRoutes.ERROR_KEY, Redactor.redact(a.body().getString("message")));
     json(a.status(), a.body());
   }
 }

@@ -1,5 +1,8 @@
 package dev.sluice.broker.admin;
 
+import dev.sluice.broker.security.AccessRules;
+import dev.sluice.broker.security.HttpAccess;
+import dev.sluice.broker.security.Permission;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Handler;
@@ -39,20 +42,29 @@ final class AdminRoutes {
 
   private final Router router;
   private final MeterRegistry registry;
+  private final HttpAccess access;
   private final List<Declared> declared = new ArrayList<>();
 
-  AdminRoutes(Router router, MeterRegistry registry) {
+  AdminRoutes(Router router, MeterRegistry registry, HttpAccess access) {
     this.router = router;
     this.registry = registry;
+    this.access = access;
   }
 
-  /** Registers {@code handler} for {@code method path} ({@code {name}} path parameters). */
+  /**
+   * Registers {@code handler} for {@code method path} ({@code {name}} path parameters), behind the
+   * route's access rule.
+   *
+   * @throws IllegalStateException when the route has no rule in {@code AccessRules}
+   */
   void add(HttpMethod method, String path, Set<String> queryParams, Handler<AdminExchange> handler) {
+    Permission needed = AccessRules.route(method.name(), path);
     declared.add(new Declared(method, path, Set.copyOf(queryParams)));
     router.route(method, path.replaceAll("\\{([a-z_]+)}", ":$1")).handler(ctx -> {
       observe(ctx, method, path);
       AdminExchange ex = new AdminExchange(ctx);
       try {
+        access.authorize(ctx, needed, method.name() + " " + path);
         ex.checkQuery(queryParams);
         handler.handle(ex);
       } catch (RuntimeException e) {
@@ -77,9 +89,16 @@ final class AdminRoutes {
           .tag("status", Integer.toString(status)).description("admin API requests answered").register(registry)
           .increment();
       if (method != HttpMethod.GET && method != HttpMethod.HEAD) {
+        String target = ctx.pathParam("id") != null ? ctx.pathParam("id") : ctx.<String>get(ID_KEY);
         log.atInfo().addKeyValue("method", method.name()).addKeyValue("path", ctx.request().path())
-            .addKeyValue("changefeedId", ctx.pathParam("id") != null ? ctx.pathParam("id") : ctx.<String>get(ID_KEY)).addKeyValue("status", status)
+            .addKeyValue("changefeedId", target).addKeyValue("status", status)
+            .addKeyValue("principal", HttpAccess.principal(ctx).name())
             .addKeyValue("error", (Object) ctx.<String>get(ERROR_KEY)).log("admin request");
+        if (status != 401 && status != 403) {   // refusals are audited where they are decided
+          access.guard().audit().record(HttpAccess.principal(ctx).name(), method.name() + " " + route, target,
+              status < 400 ? "ok" : "failed", Integer.toString(status), HttpAccess.remote(ctx.request()),
+              ctx.<String>get(ERROR_KEY));
+        }
       }
     });
   }

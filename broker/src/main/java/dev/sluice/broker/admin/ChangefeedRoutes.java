@@ -5,6 +5,7 @@ import dev.sluice.broker.changefeed.ChangefeedSupervisor;
 import dev.sluice.broker.changefeed.DeleteOptions;
 import dev.sluice.broker.changefeed.DeletionTicket;
 import dev.sluice.broker.changefeed.InvalidChangefeedException;
+import dev.sluice.broker.changefeed.SinkCheck;
 import dev.sluice.broker.changefeed.StrictJson;
 import io.vertx.core.Future;
 import io.vertx.core.http.HttpMethod;
@@ -20,12 +21,15 @@ import java.util.concurrent.TimeoutException;
 /**
  * {@code /api/v1/changefeeds}: create, list, get, pause, resume, update (PATCH merges, PUT replaces),
  * delete with {@code keep_meta}, and the status of a deletion. Request bodies and query parameters are
- * strict: unknown ones are a 400 naming them.
+ * strict: unknown ones are a 400 naming them. Create and update check a new sink first (400
+ * {@code SINK_CHECK_FAILED} when it does not work) unless {@code ?validate=false}; a file another
+ * changefeed writes is a 409 {@code SINK_IN_USE}.
  *
  * <p>DELETE waits up to the configured bound for the cleanup: 204 when it completed, 202 with
  * {@code Location: /api/v1/changefeeds/{id}/deletion/{generation}} when it still runs, 503 (transient)
  * or 500 with the error and the same Location when it failed (the changefeed stays REMOVING and a
- * DELETE with the same {@code keep_meta} retries it).
+ * DELETE with the same {@code keep_meta} retries it). {@code purge=true} also discards the checkpoint a
+ * keep_meta delete kept (its sink rows included); it cannot be combined with {@code keep_meta=true}.
  */
 final class ChangefeedRoutes {
 
@@ -35,40 +39,91 @@ final class ChangefeedRoutes {
 
   private final ChangefeedSupervisor changefeeds;
   private final ChangefeedViews views;
+  private final AdminResources resources;
+  private final AdminForwarder forwarder;
 
-  ChangefeedRoutes(ChangefeedSupervisor changefeeds, ChangefeedViews views) {
-    this.changefeeds = changefeeds;
+  ChangefeedRoutes(AdminResources resources, ChangefeedViews views, AdminForwarder forwarder) {
+    this.changefeeds = resources.changefeeds();
     this.views = views;
+    this.resources = resources;
+    this.forwarder = forwarder;
   }
 
   void register(AdminRoutes routes) {
-    routes.add(HttpMethod.POST, BASE, Set.of(), this::create);
+    routes.add(HttpMethod.POST, BASE, Set.of("validate"), ex -> atCoordinator(ex, this::create));
     routes.add(HttpMethod.GET, BASE, Set.of("state"), this::list);
-    routes.add(HttpMethod.GET, BASE + "/{id}", Set.of(), ex -> render(ex, 200, changefeeds.get(ex.path("id"))));
-    routes.add(HttpMethod.PATCH, BASE + "/{id}", Set.of(), ex -> update(ex, true));
-    routes.add(HttpMethod.PUT, BASE + "/{id}", Set.of(), ex -> update(ex, false));
-    routes.add(HttpMethod.DELETE, BASE + "/{id}", Set.of("keep_meta"), this::delete);
-    routes.add(HttpMethod.POST, BASE + "/{id}/pause", Set.of(), ex -> {
-      ex.checkNoBody();
-      render(ex, 200, changefeeds.pause(ex.path("id")).thenCompose(changefeeds::snapshotOf));
-    });
-    routes.add(HttpMethod.POST, BASE + "/{id}/resume", Set.of(), ex -> {
-      ex.checkNoBody();
-      render(ex, 200, changefeeds.resume(ex.path("id")).thenCompose(changefeeds::snapshotOf));
-    });
+    routes.add(HttpMethod.GET, BASE + "/{id}", Set.of(), ex -> atHost(ex, x -> render(x, 200,
+        changefeeds.get(x.path("id")))));
+    routes.add(HttpMethod.PATCH, BASE + "/{id}", Set.of("validate"), ex -> atHost(ex, x -> update(x, true)));
+    routes.add(HttpMethod.PUT, BASE + "/{id}", Set.of("validate"), ex -> atHost(ex, x -> update(x, false)));
+    routes.add(HttpMethod.DELETE, BASE + "/{id}", Set.of("keep_meta", "purge"), ex -> atHost(ex, this::delete));
+    routes.add(HttpMethod.POST, BASE + "/{id}/pause", Set.of(), ex -> atHost(ex, x -> {
+      x.checkNoBody();
+      render(x, 200, changefeeds.pause(x.path("id")).thenCompose(changefeeds::snapshotOf));
+    }));
+    routes.add(HttpMethod.POST, BASE + "/{id}/resume", Set.of(), ex -> atHost(ex, x -> {
+      x.checkNoBody();
+      render(x, 200, changefeeds.resume(x.path("id")).thenCompose(changefeeds::snapshotOf));
+    }));
     routes.add(HttpMethod.GET, BASE + "/{id}/deletion/{generation}", Set.of(), ex -> {
       long generation = positive("generation", ex.path("generation"));
       ex.reply(200, changefeeds.deletion(ex.path("id"), generation).thenApply(s -> s.toJson()));
     });
   }
 
+  /**
+   * Answers here when this node hosts the changefeed (or nobody does: then the supervisor says why),
+   * else forwards to the node that does; a changefeed between owners is tried again for a few seconds.
+   */
+  private void atHost(AdminExchange ex, io.vertx.core.Handler<AdminExchange> local) {
+    ex.retryWhileMoving(() -> atHost(ex, local));
+    String id = ex.path("id");
+    if (!AdminForwarder.isForwarded(ex) && !changefeeds.hosts(id)) {
+      var owner = resources.cluster().assignments().of(id).map(a -> a.nodeId())
+          .filter(n -> !n.equals(me()))
+          .flatMap(n -> resources.eventService().members().stream().filter(m -> m.nodeId().equals(n)
+              && m.state() != dev.sluice.broker.cluster.MemberState.UNREACHABLE).findFirst());
+      if (owner.isPresent()) {
+        forwarder.forward(ex, owner.get().nodeId(), owner.get().adminAddress());
+        return;
+      }
+    }
+    local.handle(ex);   // a GET of a changefeed nobody hosts shows its replicated record
+  }
+
+  /** Creates run on the coordinator's node, which places the new changefeed. */
+  private void atCoordinator(AdminExchange ex, io.vertx.core.Handler<AdminExchange> local) {
+    ex.retryWhileMoving(() -> atCoordinator(ex, local));
+    if (resources.cluster().coordinator().isLocal()) {
+      local.handle(ex);
+      return;
+    }
+    var status = resources.cluster().coordinator().status();
+    String coordinator = resources.eventService().topology().getCoordinatorNodeId();
+    if (coordinator.isEmpty() || AdminForwarder.isForwarded(ex)) {
+      if (status.phase() == dev.sluice.broker.cluster.CoordinatorStatus.Phase.NO_QUORUM) {
+        throw new dev.sluice.api.error.TransientException(dev.sluice.api.error.ErrorCode.NO_QUORUM,
+            "the cluster cannot schedule changefeeds now: " + status.detail());
+      }
+      throw new dev.sluice.api.error.TransientException(dev.sluice.api.error.ErrorCode.CHANGEFEED_MOVING,
+          "the cluster is electing its coordinator; retry shortly");
+    }
+    var member = resources.eventService().members().stream().filter(m -> m.nodeId().equals(coordinator)).findFirst();
+    forwarder.forward(ex, coordinator, member.map(m -> m.adminAddress()).orElse(""));
+  }
+
+  private String me() {
+    return resources.eventService().identity().nodeId();
+  }
+
   private void create(AdminExchange ex) {
+    SinkCheck check = validate(ex.query("validate"));
     StrictJson body = ex.body(CREATE_KEYS);
     String id = body.requiredString("id");
     ex.context().put(AdminRoutes.ID_KEY, id);
     ChangefeedSpec spec = ChangefeedSpec.fromJson(body, 0);
     Future<dev.sluice.broker.changefeed.ChangefeedSnapshot> created = Future.fromCompletionStage(
-        changefeeds.create(id, spec, body.has("start_ts")).thenCompose(changefeeds::snapshotOf),
+        changefeeds.create(id, spec, body.has("start_ts"), check).thenCompose(changefeeds::snapshotOf),
         ex.context().vertx().getOrCreateContext());
     ex.reply(201, created.compose(s -> ex.blocking(() -> views.render(s))).onSuccess(v ->
         ex.context().response().putHeader("Location", BASE + "/" + id)));
@@ -90,10 +145,22 @@ final class ChangefeedRoutes {
   }
 
   private void update(AdminExchange ex, boolean merge) {
+    SinkCheck check = validate(ex.query("validate"));
     StrictJson body = ex.body(UPDATE_KEYS);
     ChangefeedSpec replacement = merge ? null : full(body);
     render(ex, 200, changefeeds.update(ex.path("id"), old -> merge ? old.patchedWith(body)
-        : replacement.withStartTs(old.startTs())).thenCompose(changefeeds::snapshotOf));
+        : replacement.withStartTs(old.startTs()), check).thenCompose(changefeeds::snapshotOf));
+  }
+
+  /** {@code validate}: absent = true (check a new sink before recording it); only true and false are accepted. */
+  static SinkCheck validate(String value) {
+    if (value == null || value.equals("true")) {
+      return SinkCheck.CHECK;
+    }
+    if (value.equals("false")) {
+      return SinkCheck.SKIP;
+    }
+    throw InvalidChangefeedException.field("validate", "must be true or false, got \"" + value + "\"");
   }
 
   private static ChangefeedSpec full(StrictJson body) {
@@ -107,10 +174,15 @@ final class ChangefeedRoutes {
   private void delete(AdminExchange ex) {
     ex.checkNoBody();
     DeleteOptions options = keepMeta(ex.query("keep_meta"));
+    boolean purge = flag("purge", ex.query("purge"));
+    if (purge && options.keepMeta()) {
+      throw InvalidChangefeedException.field("purge", "cannot be combined with keep_meta=true: purge discards the"
+          + " checkpoint keep_meta keeps");
+    }
     String id = ex.path("id");
     long waitMs = changefeeds.config().deleteWait().toMillis();
-    Future<DeletionTicket> ticket = Future.fromCompletionStage(changefeeds.delete(id, options),
-        ex.context().vertx().getOrCreateContext());
+    Future<DeletionTicket> ticket = Future.fromCompletionStage(purge ? changefeeds.purge(id)
+        : changefeeds.delete(id, options), ex.context().vertx().getOrCreateContext());
     ticket.onFailure(ex::fail).onSuccess(t -> {
       CompletableFuture<Void> bounded = t.done().toCompletableFuture().orTimeout(waitMs, TimeUnit.MILLISECONDS);
       Future.fromCompletionStage(bounded, ex.context().vertx().getOrCreateContext()).onComplete(ar -> {
@@ -129,13 +201,17 @@ final class ChangefeedRoutes {
 
   /** {@code keep_meta}: absent = false; only the exact words true and false are accepted. */
   static DeleteOptions keepMeta(String value) {
+    return flag("keep_meta", value) ? DeleteOptions.KEEP_META : DeleteOptions.REMOVE_META;
+  }
+
+  private static boolean flag(String name, String value) {
     if (value == null || value.equals("false")) {
-      return DeleteOptions.REMOVE_META;
+      return false;
     }
     if (value.equals("true")) {
-      return DeleteOptions.KEEP_META;
+      return true;
     }
-    throw InvalidChangefeedException.field("keep_meta", "must be true or false, got \"" + value + "\"");
+    throw InvalidChangefeedException.field(name, "must be true or false, got \"" + value + "\"");
   }
 
   private void render(AdminExchange ex, int status,

@@ -5,37 +5,71 @@ import dev.sluice.broker.changefeed.ChangefeedSnapshot;
 import dev.sluice.broker.changefeed.ChangefeedState;
 import dev.sluice.broker.changefeed.CommitClock;
 import dev.sluice.broker.changefeed.FeedCheckpoint;
+import dev.sluice.broker.changefeed.GcHolds;
+import dev.sluice.broker.cluster.Assignments;
 import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * Renders a changefeed for the API: definition (sink URI without passwords), state, generation,
- * checkpoint and lag (in commit-ts units and in ms), per-table state, last error and retry schedule,
- * and the deletion in progress. Reads the event store's time marks: call it off the event loop.
+ * checkpoint and lag, per-table state and lag, warnings, last error and retry schedule, and the
+ * deletion in progress. Reads the event store's time marks: call it off the event loop.
+ *
+ * <p><b>Lag</b>, for the changefeed and for each table alike, from its checkpoint {@code C} (the
+ * changefeed's is the minimum of its tables', never below the start ts): {@code lag_ts} is the
+ * servable ts (the lower of the event and schema stores' resolved ts) minus {@code C}, in commit-ts
+ * units; {@code lag_ms} is how long the oldest upstream transaction committed after {@code C} has
+ * waited since its commit (0 when none: caught up), null unless NORMAL. The changefeed's lag is the
+ * larger of its own checkpoint's and its furthest table's, from one clock reading per answer, so it is
+ * never below any table's.
+ * Also which node hosts it with which fencing token.
  */
 final class ChangefeedViews {
 
   private final CommitClock clock;
+  private final LongSupplier servableTs;
+  private final Assignments assignments;
 
-  ChangefeedViews(CommitClock clock) {
+  ChangefeedViews(CommitClock clock, LongSupplier servableTs, Assignments assignments) {
     this.clock = clock;
+    this.servableTs = servableTs;
+    this.assignments = assignments;
   }
 
   JsonObject render(ChangefeedSnapshot s) {
     ChangefeedRecord r = s.record();
-    long resolved = clock.resolvedTs();
+    long servable = servableTs.getAsLong();
     long checkpoint = s.checkpointTs();
+    boolean normal = r.state() == ChangefeedState.NORMAL;
+    Map<Long, Long> lagMs = new HashMap<>();   // one clock reading per checkpoint within this answer
+    JsonArray tables = tables(s, servable, normal, lagMs);
+    long lagTs = Math.max(0, servable - checkpoint);
+    Long lag = normal ? lagMs.computeIfAbsent(checkpoint, clock::lagMs) : null;
+    for (Object t : tables) {   // the changefeed is as far behind as its furthest table, at least
+      JsonObject table = (JsonObject) t;
+      lagTs = Math.max(lagTs, table.getLong("lag_ts"));
+      lag = lag == null ? null : Math.max(lag, table.getLong("lag_ms"));
+    }
     JsonObject o = new JsonObject().put("id", r.id()).put("generation", r.generation()).put("state", r.state().name())
-        .put("definition", r.spec().toPublicJson()).put("checkpoint_ts", checkpoint).put("resolved_ts", resolved)
-        .put("lag_ts", Math.max(0, resolved - checkpoint))
-        .put("lag_ms", r.state() == ChangefeedState.NORMAL ? clock.lagMs(checkpoint) : null)
+        .put("definition", r.spec().toPublicJson()).put("checkpoint_ts", checkpoint).put("resolved_ts", servable)
+        .put("lag_ts", lagTs).put("lag_ms", lag)
         .put("runtime_state", s.live() == null ? null : s.live().state().name())
-        .put("tables", tables(s, resolved))
+        .put("apply_mode", r.spec().options().applyMode().name().toLowerCase(java.util.Locale.ROOT))
+        .put("tables", tables)
+        .put("warnings", new JsonArray(s.live() == null ? java.util.List.of() : s.live().warnings()))
+        .put("divergences", divergences(s))
+        .put("gc_hold", gcHold(s.gcHold()))
         .put("error", r.lastError() == null ? null : r.lastError().toJson())
         .put("retry", new JsonObject().put("count", r.retryCount()).put("next_retry_at_ms",
             r.nextRetryAtMs() == 0 ? null : r.nextRetryAtMs()))
         .put("created_at_ms", r.createdAtMs()).put("updated_at_ms", r.updatedAtMs());
+    assignments.of(r.id()).ifPresentOrElse(a -> o.put("placement", new JsonObject().put("node_id", a.nodeId())
+            .put("state", a.state().name()).put("token", a.token()).put("target", a.target())),
+        () -> o.put("placement", null));
     if (r.state() == ChangefeedState.REMOVING && r.deletion() != null) {
       o.put("deletion", r.deletion().toJson().put("status_url", "/api/v1/changefeeds/" + r.id() + "/deletion/"
           + r.generation()));
@@ -43,21 +77,47 @@ final class ChangefeedViews {
     return o;
   }
 
-  private static JsonArray tables(ChangefeedSnapshot s, long resolved) {
+  private JsonArray tables(ChangefeedSnapshot s, long servable, boolean normal, Map<Long, Long> lagMs) {
     JsonArray arr = new JsonArray();
     if (s.live() != null) {
       for (ChangefeedStatus.TableStatus t : s.live().tables()) {
+        long ts = t.checkpoint().ts();
+        boolean ended = t.phase() == ChangefeedStatus.TablePhase.ENDED;   // nothing of it is behind any more
         arr.add(new JsonObject().put("table_id", t.tableId()).put("table", t.table())
+            .put("phase", t.phase().name())
             .put("dispatcher_state", t.dispatcherState() == null ? null : t.dispatcherState().name())
-            .put("checkpoint_ts", t.checkpoint().ts()).put("resolved_ts", t.resolvedTs()).put("lag_ts", t.lag()));
+            .put("checkpoint_ts", ts).put("resolved_ts", t.resolvedTs())
+            .put("lag_ts", ended ? 0 : Math.max(0, servable - ts))
+            .put("lag_ms", !normal ? null : ended ? 0L : lagMs.computeIfAbsent(ts, clock::lagMs))
+            .put("note", t.note()));
       }
       return arr;
     }
     for (FeedCheckpoint.TableCheckpoint t : s.record().checkpoint().tables()) {
-      arr.add(new JsonObject().put("table_id", t.tableId()).put("table", t.table()).put("dispatcher_state", null)
-          .put("checkpoint_ts", t.applied().ts()).put("resolved_ts", null)
-          .put("lag_ts", Math.max(0, resolved - t.applied().ts())));
+      long ts = t.applied().ts();
+      boolean ended = t.droppedTs() > 0;
+      arr.add(new JsonObject().put("table_id", t.tableId()).put("table", t.table())
+          .put("phase", ended ? ChangefeedStatus.TablePhase.ENDED.name() : ChangefeedStatus.TablePhase.FOLLOWING.name())
+          .put("dispatcher_state", null).put("checkpoint_ts", ts).put("resolved_ts", null)
+          .put("lag_ts", ended ? 0 : Math.max(0, servable - ts))
+          .put("lag_ms", !normal ? null : ended ? 0L : lagMs.computeIfAbsent(ts, clock::lagMs)).put("note", null));
     }
     return arr;
+  }
+
+  private static JsonArray divergences(ChangefeedSnapshot s) {
+    JsonArray arr = new JsonArray();
+    if (s.live() != null) {
+      for (ChangefeedStatus.Divergence d : s.live().divergences()) {
+        arr.add(new JsonObject().put("table", d.table()).put("column", d.column()).put("since_ts", d.sinceTs())
+            .put("reason", d.reason()));
+      }
+    }
+    return arr;
+  }
+
+  private static JsonObject gcHold(GcHolds.Hold h) {
+    return new JsonObject().put("phase", h.phase().name()).put("held_ts", h.phase() == GcHolds.Phase.NONE ? null
+        : h.heldTs()).put("expires_at_ms", h.expiresAtMs() == 0 ? null : h.expiresAtMs());
   }
 }

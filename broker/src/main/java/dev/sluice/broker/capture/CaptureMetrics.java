@@ -27,6 +27,7 @@ final class CaptureMetrics {
   final Counter ddlEvents;
   final Counter derivedDdlEvents;
   final Counter rejectedDdlEvents;
+  final Counter volatileDefaultColumns;
   final DistributionSummary groupCommitTxns;
   /** Bytes of rows buffered and not yet written, now and at most since start. */
   final AtomicLong bufferedBytes = new AtomicLong();
@@ -48,6 +49,9 @@ final class CaptureMetrics {
         .description("schema versions derived from Relation messages").register(registry);
     rejectedDdlEvents = Counter.builder("sluice.capture.ddl.rejected")
         .description("captured schema changes the schema store refused (capture went on)").register(registry);
+    volatileDefaultColumns = Counter.builder("sluice.capture.ddl.volatile.defaults")
+        .description("columns added with a default that is not immutable: their existing rows differ downstream")
+        .register(registry);
     groupCommitTxns = DistributionSummary.builder("sluice.capture.group.commit.txns")
         .description("transactions per synced event-store batch").register(registry);
     Gauge.builder("sluice.capture.lag.ms", lagMs::getAsLong).baseUnit("milliseconds")

@@ -2,6 +2,7 @@ package dev.sluice.broker.capture;
 
 import dev.sluice.api.CommitTs;
 import dev.sluice.api.v1.RowOp;
+import dev.sluice.broker.snapshot.SnapshotWatermarks;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.SourcePosition;
 import dev.sluice.broker.store.StoreBatch;
@@ -51,6 +52,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   private final RowChangeEncoder encoder;
   private final Map<Long, PgRelation> relations = new HashMap<>();
   private final Map<Long, RelationLayout> layouts = new HashMap<>();
+  private final SnapshotWatermarks watermarks;
   private GroupCommit groupCommit;
   private PGReplicationStream stream;
   private Heartbeat heartbeat;
@@ -66,19 +68,21 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   private long lastRowOid = -1;
   private RelationLayout lastRowLayout;
   private long commitTs;
-  private long rowSeq;
+  /** Row seq numbers of the open transaction, shared with the tracker: rows and DDL in arrival order. */
+  private final TxnSequence sequence = new TxnSequence();
   private long lastSeenCommitTs;
 
   private CaptureSession(CaptureConfig config, CaptureMetrics metrics, Connection catalog, PGConnection replication,
-      DdlCaptureMode mode, SchemaStore schemas) {
+      DdlCaptureMode mode, SchemaStore schemas, SnapshotWatermarks watermarks) {
     this.config = config;
+    this.watermarks = watermarks;
     this.metrics = metrics;
     this.catalog = catalog;
     this.replication = replication;
     this.mode = mode;
     PgCatalog pgCatalog = new PgCatalog(catalog);
     this.types = new PgTypes(pgCatalog);
-    this.tracker = new SchemaTracker(schemas, new TableDefinitions(types), pgCatalog, metrics);
+    this.tracker = new SchemaTracker(schemas, new TableDefinitions(types), pgCatalog, metrics, sequence);
     this.encoder = new RowChangeEncoder(metrics.fallbackValues);
   }
 
@@ -90,7 +94,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
    * @throws UpstreamUnavailableException   when the upstream cannot be reached (retry later)
    */
   static CaptureSession open(UpstreamConnector connector, CaptureConfig config, EventStore store,
-      SchemaStore schemas, CaptureMetrics metrics) {
+      SchemaStore schemas, CaptureMetrics metrics, SnapshotWatermarks watermarks) {
     Connection catalog = null;
     PGConnection replication = null;
     String doing = "connecting";
@@ -112,7 +116,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
       }
       doing = "opening the replication connection";
       replication = connector.openReplication();
-      CaptureSession session = new CaptureSession(config, metrics, catalog, replication, mode, schemas);
+      CaptureSession session = new CaptureSession(config, metrics, catalog, replication, mode, schemas, watermarks);
       doing = "preparing replication slot " + config.slotName();
       long startLsn = session.prepareSlot(server, database, store, schemas);
       session.groupCommit = new GroupCommit(store, schemas, config, metrics, session::confirm, System::nanoTime);
@@ -191,6 +195,9 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     StoreBatch batch = store.newBatch();
     batch.setPosition(new SourcePosition(created.initialVersion(), created.consistentPoint()));
     batch.setResolvedTs(created.initialVersion());
+    // nothing committed before the slot is in this store; the tables it found are created at the initial
+    // version and a changefeed starts them just before it (no transaction commits at an unaligned LSN)
+    batch.setFloorTs(created.initialVersion() - 1);
     store.write(batch, true);
     return created.consistentPoint();
   }
@@ -219,7 +226,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   public void onBegin(long finalLsn, long commitTimeMicros, int xid) {
     inTxn = true;
     commitTs = finalLsn;
-    rowSeq = 0;
+    sequence.restart();
     inserted = 0;
     updated = 0;
     deleted = 0;
@@ -317,7 +324,11 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   @Override
   public void onMessage(boolean transactional, long lsn, String prefix, byte[] content) {
     // heartbeats (and other emitted messages) carry nothing to store: their transaction's commit
-    // advances the resolved ts
+    // advances the resolved ts. A snapshot watermark's reader learns its commit ts here, before the
+    // batch holding the transaction is written, so no stream can pass it unseen.
+    if (transactional && inTxn && watermarks != null) {
+      watermarks.onMessage(prefix, content, commitTs);
+    }
   }
 
   /** Drops the cached layout of a relation (new Relation message, schema change). */
@@ -347,9 +358,9 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   }
 
   private void emit(RowOp op, RelationLayout layout, byte oldKind, TupleData before, TupleData after) {
+    long rowSeq = sequence.take();   // after the layout: a DDL derived for this row takes its number first
     byte[] bytes = encoder.encode(op, layout, oldKind, before, after, rowSeq);
     groupCommit.addRow(layout.relation().oid(), commitTs, rowSeq, encoder.lastKeyHash(), bytes);
-    rowSeq++;
     encodedBytes += bytes.length;
   }
 

@@ -4,8 +4,10 @@ import java.util.List;
 
 /**
  * The SQL of DDL capture: the {@code sluice.ddl_capture} table, the function that renders a table's
- * definition as jsonb, and the two event-trigger functions. The same definition expression feeds the
- * catalog read at slot creation, so initial versions and captured versions compare equal.
+ * definition as jsonb (with the user-defined types its columns need), and the two event-trigger
+ * functions. The same definition expression feeds the catalog read at slot creation, so initial versions
+ * and captured versions compare equal. An {@code ALTER TYPE} / {@code ALTER DOMAIN} writes one row for
+ * each captured table that uses the type, so those tables get versions with its new definition.
  *
  * <p>Type names come from {@code format_type} with {@code search_path = pg_catalog}, so non-catalog
  * types are always schema-qualified ({@code demo.mood}) whatever the DDL session's search path was.
@@ -20,6 +22,66 @@ final class DdlCaptureSql {
   /** Schemas whose tables are never captured. */
   static final String EXCLUDED_SCHEMAS = "('sluice', 'pg_catalog', 'information_schema')";
 
+  /**
+   * A jsonb array of the user-defined types (enums, standalone composites, domains) the type whose oid
+   * {@code typeOid} evaluates to needs, each once, the types it is built from first (deepest first) and
+   * itself (or its array element) last; {@code []} for a built-in type. Each element:
+   * {@code {oid, schema, name, kind ('e' | 'c' | 'd'), labels, fields [{name, type}], base, not_null,
+   * default, constraints}}.
+   */
+  static String userTypesOf(String typeOid) {
+    return """
+        COALESCE((
+          WITH RECURSIVE deps(oid, depth) AS (
+            SELECT (%s)::oid, 0
+            UNION ALL
+            SELECT e.dep, deps.depth + 1
+            FROM deps JOIN pg_catalog.pg_type dt ON dt.oid = deps.oid
+            CROSS JOIN LATERAL (
+              SELECT dt.typelem AS dep WHERE dt.typcategory = 'A' AND dt.typelem <> 0
+              UNION ALL SELECT dt.typbasetype WHERE dt.typtype = 'd'
+              UNION ALL SELECT at.atttypid FROM pg_catalog.pg_attribute at
+                WHERE dt.typtype = 'c' AND at.attrelid = dt.typrelid AND at.attnum > 0 AND NOT at.attisdropped) e
+            WHERE deps.depth < 16)
+          SELECT jsonb_agg(jsonb_build_object(
+                   'oid', ut.oid::int8, 'schema', un.nspname, 'name', ut.typname, 'kind', ut.typtype::text,
+                   'labels', (SELECT jsonb_agg(en.enumlabel ORDER BY en.enumsortorder)
+                              FROM pg_catalog.pg_enum en WHERE en.enumtypid = ut.oid),
+                   'fields', (SELECT jsonb_agg(jsonb_build_object('name', fa.attname,
+                                'type', pg_catalog.format_type(fa.atttypid, fa.atttypmod)) ORDER BY fa.attnum)
+                              FROM pg_catalog.pg_attribute fa
+                              WHERE ut.typtype = 'c' AND fa.attrelid = ut.typrelid AND fa.attnum > 0
+                                AND NOT fa.attisdropped),
+                   'base', CASE WHEN ut.typtype = 'd' THEN pg_catalog.format_type(ut.typbasetype, ut.typtypmod) END,
+                   'not_null', ut.typnotnull, 'default', ut.typdefault,
+                   'constraints', (SELECT jsonb_agg('CONSTRAINT ' || pg_catalog.quote_ident(co.conname) || ' '
+                                     || pg_catalog.pg_get_constraintdef(co.oid) ORDER BY co.conname)
+                                   FROM pg_catalog.pg_constraint co WHERE co.contypid = ut.oid AND co.contype = 'c'))
+                 ORDER BY x.depth DESC, ut.oid)
+          FROM (SELECT oid, max(depth) AS depth FROM deps GROUP BY oid) x
+          JOIN pg_catalog.pg_type ut ON ut.oid = x.oid
+          JOIN pg_catalog.pg_namespace un ON un.oid = ut.typnamespace
+          WHERE un.nspname NOT IN ('pg_catalog', 'information_schema')
+            AND (ut.typtype IN ('e', 'd') OR (ut.typtype = 'c' AND EXISTS (
+                  SELECT 1 FROM pg_catalog.pg_class uc WHERE uc.oid = ut.typrelid AND uc.relkind = 'c')))),
+          '[]'::jsonb)""".formatted(typeOid);
+  }
+
+  /**
+   * Whether the default of the column aliased {@code a} (pg_attribute) with default {@code d}
+   * (pg_attrdef) gives a value that depends on when or where it is computed: it calls a function that is
+   * not IMMUTABLE (by name, any overload: now(), random(), gen_random_uuid(), nextval(), ...), or is one
+   * of the SQL value functions (CURRENT_TIMESTAMP, LOCALTIME, CURRENT_USER, ...). String literals are left
+   * out first, so a default of 'f(x)' is a constant. pg_depend does not help: it records no dependency on
+   * built-in functions.
+   */
+  static final String DEFAULT_NOT_IMMUTABLE = """
+      (EXISTS (SELECT 1 FROM regexp_matches(regexp_replace(pg_catalog.pg_get_expr(d.adbin, d.adrelid),
+                                  '''([^'']|'''')*''', '', 'g'), '([A-Za-z_][A-Za-z0-9_$]*)\\s*\\(', 'g') AS f(m)
+               JOIN pg_catalog.pg_proc p ON p.proname = lower(f.m[1]) WHERE p.provolatile <> 'i')
+       OR regexp_replace(pg_catalog.pg_get_expr(d.adbin, d.adrelid), '''([^'']|'''')*''', '', 'g')
+          ~* '\\m(current_(timestamp|date|time|user|role|catalog|schema)|localtime(stamp)?|session_user|user)\\M')""";
+
   /** jsonb definition of the table aliased {@code c} (a pg_class row). */
   static final String DEFINITION_OF_C = """
       jsonb_build_object(
@@ -28,7 +90,13 @@ final class DdlCaptureSql {
         'columns', COALESCE((
           SELECT jsonb_agg(jsonb_build_object(
                    'name', a.attname, 'type_oid', a.atttypid::int8, 'type', pg_catalog.format_type(a.atttypid, a.atttypmod),
-                   'not_null', a.attnotnull, 'default', pg_catalog.pg_get_expr(d.adbin, d.adrelid))
+                   'not_null', a.attnotnull, 'default', pg_catalog.pg_get_expr(d.adbin, d.adrelid),
+                   'default_volatile', a.attidentity <> '' OR (d.adbin IS NOT NULL AND
+      """ + DEFAULT_NOT_IMMUTABLE + """
+                   ),
+                   'user_types', CASE WHEN a.atttypid >= 16384 THEN
+      """ + userTypesOf("a.atttypid") + """
+                   ELSE '[]'::jsonb END)
                  ORDER BY a.attnum)
           FROM pg_catalog.pg_attribute a
           LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
@@ -73,10 +141,26 @@ final class DdlCaptureSql {
         r record;
       BEGIN
         FOR r IN
-          SELECT DISTINCT COALESCE(i.indrelid, c.oid) AS rel
+          SELECT COALESCE(i.indrelid, c.oid) AS rel
           FROM pg_event_trigger_ddl_commands() cmd
           JOIN pg_class c ON c.oid = cmd.objid AND cmd.classid = 'pg_class'::regclass
           LEFT JOIN pg_index i ON i.indexrelid = c.oid
+          UNION
+          -- ALTER TYPE / ALTER DOMAIN: every table with a column whose type is built from the changed type
+          SELECT a.attrelid FROM (
+            WITH RECURSIVE changed(oid, depth) AS (
+              SELECT cmd.objid, 0 FROM pg_event_trigger_ddl_commands() cmd WHERE cmd.classid = 'pg_type'::regclass
+              UNION ALL
+              SELECT t.oid, 0 FROM pg_event_trigger_ddl_commands() cmd JOIN pg_type t ON t.typrelid = cmd.objid
+              WHERE cmd.classid = 'pg_class'::regclass AND cmd.object_type = 'composite type'
+              UNION ALL
+              SELECT ut.oid, ch.depth + 1 FROM changed ch JOIN pg_type ut
+                ON (ut.typcategory = 'A' AND ut.typelem = ch.oid) OR (ut.typtype = 'd' AND ut.typbasetype = ch.oid)
+                   OR (ut.typtype = 'c' AND EXISTS (SELECT 1 FROM pg_attribute fa WHERE fa.attrelid = ut.typrelid
+                         AND fa.atttypid = ch.oid AND fa.attnum > 0 AND NOT fa.attisdropped))
+              WHERE ch.depth < 16)
+            SELECT DISTINCT oid FROM changed) ty
+          JOIN pg_attribute a ON a.atttypid = ty.oid AND a.attnum > 0 AND NOT a.attisdropped
         LOOP
           PERFORM 1 FROM pg_class c WHERE c.oid = r.rel
             AND\s""" + CAPTURED_TABLE_FILTER + """

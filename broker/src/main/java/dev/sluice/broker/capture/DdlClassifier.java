@@ -30,6 +30,9 @@ final class DdlClassifier {
     if (!before.qualifiedName().equals(after.qualifiedName())) {
       return DdlType.RENAME_TABLE;
     }
+    if (tag.equals("ALTER TYPE") || tag.equals("ALTER DOMAIN")) {
+      return DdlType.ALTER_TYPE;   // a type the table uses changed; the table itself did not
+    }
     List<ColumnInfo> b = before.columns();
     List<ColumnInfo> a = after.columns();
     if (a.size() > b.size() && isSubsequence(b, a)) {

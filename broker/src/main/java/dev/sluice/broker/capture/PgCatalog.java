@@ -4,7 +4,9 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import dev.sluice.api.v1.UserType;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -15,7 +17,11 @@ import java.util.Optional;
 final class PgCatalog implements PgTypes.Lookup, SourceCatalog {
 
   private final Connection connection;
+  /** Oids below this are built into PostgreSQL (FirstNormalObjectId). */
+  private static final long FIRST_NORMAL_OID = 16384;
+
   private final Map<Long, String> formatted = new HashMap<>();
+  private final Map<Long, List<UserType>> userTypes = new HashMap<>();
 
   PgCatalog(Connection connection) {
     this.connection = connection;
@@ -57,6 +63,34 @@ final class PgCatalog implements PgTypes.Lookup, SourceCatalog {
     } catch (SQLException e) {
       throw UpstreamChecks.classify(e, "upstream", "formatting type " + typeOid);
     }
+  }
+
+  @Override
+  public List<UserType> userTypes(int typeOid) {
+    long oid = typeOid & 0xFFFF_FFFFL;
+    if (oid < FIRST_NORMAL_OID) {
+      return List.of();
+    }
+    List<UserType> cached = userTypes.get(oid);
+    if (cached != null) {
+      return cached;
+    }
+    try (PreparedStatement ps = connection.prepareStatement("SELECT (" + DdlCaptureSql.userTypesOf("?::int8") + ")::text")) {
+      ps.setLong(1, oid);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        List<UserType> types = TableDefinitions.userTypes(new io.vertx.core.json.JsonArray(rs.getString(1)));
+        userTypes.put(oid, types);
+        return types;
+      }
+    } catch (SQLException e) {
+      throw UpstreamChecks.classify(e, "upstream", "reading the definition of type " + oid);
+    }
+  }
+
+  /** Forgets the type definitions read so far (a type may have changed since). */
+  void forgetUserTypes() {
+    userTypes.clear();
   }
 
   @Override

@@ -2,6 +2,7 @@ package dev.sluice.broker.capture;
 
 import dev.sluice.api.error.FatalException;
 import dev.sluice.api.error.SluiceException;
+import dev.sluice.broker.snapshot.SnapshotWatermarks;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.upstream.UpstreamConfig;
 import dev.sluice.schema.SchemaStore;
@@ -42,6 +43,7 @@ public final class PgLogicalCapture implements AutoCloseable {
   private final EventStore store;
   private final SchemaStore schemas;
   private final CaptureMetrics metrics;
+  private final SnapshotWatermarks watermarks;
   private final CountDownLatch closing = new CountDownLatch(1);
   private Thread thread;
 
@@ -54,10 +56,20 @@ public final class PgLogicalCapture implements AutoCloseable {
 
   public PgLogicalCapture(UpstreamConfig upstream, CaptureConfig config, EventStore store, SchemaStore schemas,
       MeterRegistry registry) {
+    this(upstream, config, store, schemas, null, registry);
+  }
+
+  /**
+   * A capture that also reports snapshot watermarks (transactional logical messages with the prefix
+   * {@value SnapshotWatermarks#PREFIX}) to {@code watermarks}, or to nobody when it is null.
+   */
+  public PgLogicalCapture(UpstreamConfig upstream, CaptureConfig config, EventStore store, SchemaStore schemas,
+      SnapshotWatermarks watermarks, MeterRegistry registry) {
     this.connector = new UpstreamConnector(upstream);
     this.config = config;
     this.store = store;
     this.schemas = schemas;
+    this.watermarks = watermarks;
     this.metrics = new CaptureMetrics(registry, this::lagMs);
   }
 
@@ -104,7 +116,7 @@ public final class PgLogicalCapture implements AutoCloseable {
   }
 
   private CaptureSession open() {
-    CaptureSession s = CaptureSession.open(connector, config, store, schemas, metrics);
+    CaptureSession s = CaptureSession.open(connector, config, store, schemas, metrics, watermarks);
     mode = s.mode();
     groupCommit = s.groupCommit();
     state = CaptureState.STREAMING;

@@ -2,6 +2,7 @@ package dev.sluice.broker.capture;
 
 import com.google.protobuf.ByteString;
 import dev.sluice.api.v1.NullValue;
+import dev.sluice.api.v1.TimeSpecial;
 import dev.sluice.api.v1.Timestamp;
 import dev.sluice.api.v1.Unavailable;
 import dev.sluice.api.v1.Value;
@@ -14,10 +15,13 @@ import java.time.LocalDate;
  * <p>Mappings: integers to int64; float4/float8 to double (a float4 widened exactly); numeric to
  * its canonical decimal text ({@code NaN} and {@code ±Infinity} included); date to days since
  * 1970-01-01; time to microseconds since midnight; timestamp/timestamptz to microseconds since
- * 1970-01-01 (timestamptz as a UTC instant); BC years proleptically (1 BC = year 0). PostgreSQL's
- * {@code infinity}/{@code -infinity} become the extreme values of the field ({@code Integer.MAX_VALUE}
- * / {@code MIN_VALUE} days, {@code Long.MAX_VALUE} / {@code MIN_VALUE} micros), as PostgreSQL
- * itself stores them. Anything without a typed mapping stays text.
+ * 1970-01-01 (timestamptz as a UTC instant); BC years proleptically (1 BC = year 0), exactly as
+ * PostgreSQL counts them. PostgreSQL's {@code infinity}/{@code -infinity} are dates of
+ * {@code Integer.MAX_VALUE} / {@code MIN_VALUE} days (no finite date is that far) and timestamps with
+ * {@code Timestamp.special} set (their micros the extreme {@code long}s, for readers that predate the
+ * field), so the finite 294247-01-10 04:00:54.775807 ({@code Long.MAX_VALUE} micros) stays itself; a
+ * later finite timestamp (up to PostgreSQL's 294276-12-31) carries its excess in
+ * {@code Timestamp.micros_past_max}. Anything without a typed mapping stays text.
  *
  * <pre>{@code
  * Value v = PgTextValues.parse(types.resolve(1184), "2024-01-31 12:00:00.5+01");
@@ -113,8 +117,8 @@ final class PgTextValues {
         case BYTEA -> Value.newBuilder().setBytesValue(ByteString.copyFrom(parseBytea(text))).build();
         case DATE -> Value.newBuilder().setDateValue(parseDate(text)).build();
         case TIME -> Value.newBuilder().setTimeMicrosValue(parseTime(text, 0)).build();
-        case TIMESTAMP -> timestamp(parseTimestamp(text, false), false);
-        case TIMESTAMPTZ -> timestamp(parseTimestamp(text, true), true);
+        case TIMESTAMP -> Value.newBuilder().setTimestampValue(parseTimestamp(text, false)).build();
+        case TIMESTAMPTZ -> Value.newBuilder().setTimestampValue(parseTimestamp(text, true)).build();
         case UUID -> Value.newBuilder().setUuidValue(ByteString.copyFrom(parseUuid(text))).build();
         case JSON -> Value.newBuilder().setJsonValue(text).build();
         case ARRAY -> PgArrayText.parse(type.element(), text);
@@ -132,10 +136,6 @@ final class PgTextValues {
       return FALSE;
     }
     throw new IllegalArgumentException("not a bool value: '" + abbreviate(text) + "'");
-  }
-
-  private static Value timestamp(long micros, boolean withZone) {
-    return Value.newBuilder().setTimestampValue(Timestamp.newBuilder().setMicros(micros).setWithZone(withZone)).build();
   }
 
   /** bytea in hex ({@code \x0a0b}) or escape format. */
@@ -265,15 +265,17 @@ final class PgTextValues {
   }
 
   /**
-   * Micros since 1970-01-01 of {@code Y+-MM-DD HH:MM:SS[.f][±HH[:MM[:SS]]][ BC]}; with a zone the
-   * result is the UTC instant.
+   * The timestamp of {@code Y+-MM-DD HH:MM:SS[.f][±HH[:MM[:SS]]][ BC]} (or {@code [-]infinity}): micros since
+   * 1970-01-01, with a zone the UTC instant; past {@code Long.MAX_VALUE} micros the excess goes to
+   * {@code micros_past_max}.
    */
-  static long parseTimestamp(String text, boolean withZone) {
+  static Timestamp parseTimestamp(String text, boolean withZone) {
+    Timestamp.Builder t = Timestamp.newBuilder().setWithZone(withZone);
     if (text.equals("infinity")) {
-      return Long.MAX_VALUE;
+      return t.setMicros(Long.MAX_VALUE).setSpecial(TimeSpecial.TIME_SPECIAL_INFINITY).build();
     }
     if (text.equals("-infinity")) {
-      return Long.MIN_VALUE;
+      return t.setMicros(Long.MIN_VALUE).setSpecial(TimeSpecial.TIME_SPECIAL_MINUS_INFINITY).build();
     }
     boolean bc = text.endsWith(" BC");
     String s = bc ? text.substring(0, text.length() - 3) : text;
@@ -283,17 +285,30 @@ final class PgTextValues {
     }
     long day = epochDay(s, 0, space, bc);
     int timeEnd = timeEnd(s, space + 1);
-    long micros = Math.addExact(Math.multiplyExact(day, MICROS_PER_DAY), timeMicros(s, space + 1, timeEnd));
+    long timeOfDay = timeMicros(s, space + 1, timeEnd);
+    long offset = 0;
     if (timeEnd == s.length()) {
       if (withZone) {
         throw new IllegalArgumentException("not a timestamptz: no offset in '" + abbreviate(text) + "'");
       }
-      return micros;
-    }
-    if (!withZone) {
+    } else if (!withZone) {
       throw new IllegalArgumentException("not a timestamp: trailing text in '" + abbreviate(text) + "'");
+    } else {
+      offset = offsetSeconds(s, timeEnd) * MICROS_PER_SECOND;
     }
-    return micros - offsetSeconds(s, timeEnd) * MICROS_PER_SECOND;
+    try {
+      return t.setMicros(Math.subtractExact(Math.addExact(Math.multiplyExact(day, MICROS_PER_DAY), timeOfDay), offset))
+          .build();
+    } catch (ArithmeticException overflow) {
+      // the last ~30 years PostgreSQL allows: beyond a long of micros since 1970
+      java.math.BigInteger exact = java.math.BigInteger.valueOf(day).multiply(java.math.BigInteger.valueOf(MICROS_PER_DAY))
+          .add(java.math.BigInteger.valueOf(timeOfDay - offset));
+      java.math.BigInteger past = exact.subtract(java.math.BigInteger.valueOf(Long.MAX_VALUE));
+      if (past.signum() <= 0 || past.bitLength() > 63) {
+        throw overflow;
+      }
+      return t.setMicros(Long.MAX_VALUE).setMicrosPastMax(past.longValueExact()).build();
+    }
   }
 
   /** Seconds east of UTC of {@code ±HH[:MM[:SS]]} at {@code from} (to the end of s). */

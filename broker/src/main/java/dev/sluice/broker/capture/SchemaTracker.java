@@ -11,10 +11,7 @@ import dev.sluice.schema.TableInfo;
 import dev.sluice.schema.UnknownTableException;
 import io.vertx.core.json.JsonObject;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -24,32 +21,31 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Turns the schema changes of one transaction into {@link DdlEvent}s and applies them to the schema
- * store at commit, in commit order.
+ * Turns the schema changes of one transaction into {@link DdlEvent}s, each at its place among the
+ * transaction's rows, and applies them to the schema store at commit, in commit order.
  *
  * <p><b>Sources.</b> Rows of {@code sluice.ddl_capture} written by the event trigger (exact statement
  * and definition), Truncate messages, and Relation messages whose shape differs from the version in
  * force (the only source in {@link DdlCaptureMode#RELATION_MESSAGES} mode, a safety net in trigger
- * mode). Several changes of one table in one transaction merge into one event (the table's last
- * definition, the statements joined).
+ * mode). Each arrives where the upstream made it: the trigger's row is written at the end of its
+ * statement, inside the transaction, between the rows before and after it.
  *
- * <p><b>Timestamps.</b> A transaction's events all get its commit ts {@code C}, however many tables it
- * changed, and go to the schema store in one atomic apply (commit ts are only one commit record,
- * a few dozen bytes, apart: there is no room for one ts per table below {@code C}). The store keeps one
- * DDL per table per ts, so a table truncated <em>and</em> changed in shape gets its TRUNCATE at
- * {@code C-1}, before the change at {@code C}. This is exact for every reader: commit ts values are WAL
- * positions of commit records, and the previous commit record starts at least one WAL record (24 bytes
- * and more) below {@code C}, so no transaction has a commit ts in {@code (previous, C)}. Initial
- * definitions all get the version just below the slot's start.
+ * <p><b>Positions.</b> Rows and DDL events of a transaction are numbered in one sequence
+ * ({@link TxnSequence}): each change takes the next number when it arrives, so a DDL's row seq tells
+ * which rows came before it. One transaction may change one table several times (ADD COLUMN, rows,
+ * SET NOT NULL): each change is its own event and version at the transaction's commit ts {@code C},
+ * told apart by row seq. A TRUNCATE of several tables in one statement gives them one row seq.
+ * Initial definitions all get the version just below the slot's start, at row seq 0.
  *
  * <p><b>Replay.</b> After a crash, transactions above the event store's position are replayed while the
  * schema store may already hold their DDL. A transaction's events are applied whole or not at all, so a
- * replayed transaction at or below {@link SchemaStore#lastDdlTs()} is skipped. Capture thread only.
+ * replayed transaction at or below {@link SchemaStore#lastDdlTs()} is skipped; its positions are the same
+ * on every replay, as PostgreSQL sends the same changes in the same order. Capture thread only.
  *
  * <pre>{@code
- * tracker.begin(commitTs, previousCommitTs);
- * TableInfo t = tracker.tableFor(relation, types);     // may derive a version
- * tracker.onCapturedDdl("ALTER TABLE", oid, "ALTER TABLE t ADD c int", definitionJson);
+ * tracker.begin(commitTs, previousCommitTs);           // the session resets the sequence
+ * TableInfo t = tracker.tableFor(relation, types);     // may derive a version (takes a row seq)
+ * tracker.onCapturedDdl("ALTER TABLE", oid, "ALTER TABLE t ADD c int", definitionJson);   // takes one
  * Set<Long> changed = tracker.applyPending();          // at Commit, before the event-store batch
  * }</pre>
  */
@@ -61,38 +57,39 @@ final class SchemaTracker {
   private final TableDefinitions definitions;
   private final SourceCatalog catalog;
   private final CaptureMetrics metrics;
-  private final Map<Long, Pending> pending = new LinkedHashMap<>();
+  private final TxnSequence sequence;
+  /** The open transaction's changes, in the order they arrived (= row seq order). */
+  private final List<Change> changes = new ArrayList<>();
+  /** Each touched table's state after the changes so far; a dropped table maps to {@link #GONE}. */
+  private final Map<Long, TableInfo> effective = new HashMap<>();
   private long commitTs;
   private long previousCommitTs;
 
-  /** One table's changes within the open transaction. */
-  private static final class Pending {
-    final TableInfo before;
-    TableInfo after;
-    boolean dropped;
-    boolean truncated;
-    String tag = "";
-    final Set<String> queries = new LinkedHashSet<>();
+  /** Stands for a table the open transaction dropped. */
+  private static final TableInfo GONE = new TableInfo(Long.MAX_VALUE, "", "", List.of(), List.of(), 0);
 
-    Pending(TableInfo before) {
-      this.before = before;
-      this.after = before;
+  /**
+   * One change of the open transaction.
+   *
+   * @param type     the event's type
+   * @param after    the table after it; for a drop, the table as it was
+   * @param query    the captured statement, or ""
+   * @param rowSeq   its place in the transaction
+   * @param volatileDefaults columns it added with a default that is not immutable
+   */
+  private record Change(DdlType type, TableInfo after, String query, long rowSeq, List<String> volatileDefaults) {
+    long tableId() {
+      return after.tableId();
     }
   }
 
-  /** An event of the open transaction, at {@code commitTs - offset}. */
-  private record Planned(DdlType type, TableInfo info, String query, int offset) {
-
-    Planned(DdlType type, TableInfo info, String query) {
-      this(type, info, query, 0);
-    }
-  }
-
-  SchemaTracker(SchemaStore store, TableDefinitions definitions, SourceCatalog catalog, CaptureMetrics metrics) {
+  SchemaTracker(SchemaStore store, TableDefinitions definitions, SourceCatalog catalog, CaptureMetrics metrics,
+      TxnSequence sequence) {
     this.store = store;
     this.definitions = definitions;
     this.catalog = catalog;
     this.metrics = metrics;
+    this.sequence = sequence;
   }
 
   /**
@@ -100,19 +97,21 @@ final class SchemaTracker {
    * @param previousTs       commit ts of the transaction before it (or the stored position)
    */
   void begin(long txnCommitTs, long previousTs) {
-    pending.clear();
+    changes.clear();
+    effective.clear();
     commitTs = txnCommitTs;
     previousCommitTs = previousTs;
   }
 
   /** Drops the open transaction's changes (skipped transaction, broken session). */
   void abort() {
-    pending.clear();
+    changes.clear();
+    effective.clear();
   }
 
   /**
    * The version rows of {@code relation} in the open transaction follow. When the relation's shape
-   * differs from the version in force, a version is derived from it for this transaction.
+   * differs from the version in force, a version is derived from it here, before the row that needs it.
    */
   TableInfo tableFor(PgRelation relation, PgType[] types) {
     TableInfo current = effective(relation.oid());
@@ -120,39 +119,55 @@ final class SchemaTracker {
     if (current != null && DdlClassifier.sameShape(current, derived)) {
       return current;
     }
-    Pending p = pendingFor(relation.oid());
-    p.after = derived;
-    p.dropped = false;
+    if (current == null || !current.qualifiedName().equals(derived.qualifiedName())) {
+      vacateName(derived);
+    }
+    long seq = sequence.take();
+    TableInfo after = derived.withVersion(commitTs, seq);
+    add(new Change(DdlClassifier.classify("", current, after), after, "", seq, List.of()));
     metrics.derivedDdlEvents.increment();
-    return derived;
+    return after;
   }
 
   /** A row of {@code sluice.ddl_capture} written by the event trigger in this transaction. */
   void onCapturedDdl(String tag, long tableOid, String statement, String definitionJson) {
     JsonObject def = new JsonObject(definitionJson);
-    Pending p = pendingFor(tableOid);
+    TableInfo before = effective(tableOid);
+    long seq = sequence.take();
+    String query = statement.strip();
     if (TableDefinitions.isDrop(def)) {
-      if (p.before == null) {
-        pending.remove(tableOid); // unknown table, or created and dropped in this transaction: never visible
+      if (before == null) {
+        return;   // unknown table
+      }
+      if (changes.stream().anyMatch(c -> c.tableId() == tableOid && c.type() == DdlType.CREATE_TABLE)) {
+        changes.removeIf(c -> c.tableId() == tableOid);   // created and dropped in this transaction: never visible
+        effective.put(tableOid, GONE);
         return;
       }
-      p.dropped = true;
-      p.after = null;
-    } else {
-      p.after = definitions.fromJson(tableOid, def, commitTs);
-      p.dropped = false;
+      add(new Change(DdlType.DROP_TABLE, before.withVersion(commitTs, seq), query, seq, List.of()));
+      effective.put(tableOid, GONE);
+      return;
     }
-    p.tag = tag;
-    if (!statement.isBlank()) {
-      p.queries.add(statement.strip());
+    TableInfo after = definitions.fromJson(tableOid, def, commitTs).withVersion(commitTs, seq);
+    List<String> volatileDefaults = definitions.volatileDefaultsAdded(def, before);
+    if (!volatileDefaults.isEmpty()) {
+      metrics.volatileDefaultColumns.increment(volatileDefaults.size());
+      log.atWarn().addKeyValue("table", after.qualifiedName()).addKeyValue("commitTs", commitTs)
+          .addKeyValue("columns", volatileDefaults)
+          .log("columns added with a default that is not immutable: the rows the table has get values upstream "
+              + "that the log does not carry, so they differ downstream in these columns until written again");
     }
+    add(new Change(DdlClassifier.classify(tag, before, after), after, query, seq, volatileDefaults));
   }
 
-  /** A Truncate message for these tables. */
+  /** A Truncate message for these tables: one statement, one place. */
   void onTruncate(long[] tableOids) {
+    long seq = -1;
     for (long oid : tableOids) {
-      if (effective(oid) != null) {
-        pendingFor(oid).truncated = true;
+      TableInfo t = effective(oid);
+      if (t != null) {
+        seq = seq < 0 ? sequence.take() : seq;
+        add(new Change(DdlType.TRUNCATE_TABLE, t.withVersion(commitTs, seq), "", seq, List.of()));
       }
     }
   }
@@ -162,21 +177,19 @@ final class SchemaTracker {
    * the ids of the tables they touched, whose row layouts must be resolved again.
    */
   Set<Long> applyPending() {
-    if (pending.isEmpty()) {
+    if (changes.isEmpty() && effective.isEmpty()) {
       return Set.of();
     }
-    List<Planned> planned = plan();
-    Set<Long> touched = new LinkedHashSet<>(pending.keySet());
-    planned.forEach(p -> touched.add(p.info().tableId()));
-    pending.clear();
-    if (commitTs <= store.lastDdlTs()) {
-      return touched; // replayed: the schema store applied the transaction's events before a crash
+    Set<Long> touched = new LinkedHashSet<>(effective.keySet());
+    List<DdlEvent> events = new ArrayList<>(changes.size());
+    for (Change c : changes) {
+      events.add(new DdlEvent(commitTs, c.type(), c.query(), c.after(), c.query().isEmpty() ? "" : "postgresql",
+          c.rowSeq(), c.volatileDefaults()));
     }
-    planned.sort(Comparator.comparingInt(Planned::offset).reversed()); // stable: statement order within a ts
-    List<DdlEvent> events = new ArrayList<>(planned.size());
-    for (Planned p : planned) {
-      long ts = commitTs - p.offset();
-      events.add(new DdlEvent(ts, p.type(), p.query(), p.info().withVersion(ts), p.query().isEmpty() ? "" : "postgresql"));
+    changes.clear();
+    effective.clear();
+    if (events.isEmpty() || commitTs <= store.lastDdlTs()) {
+      return touched; // replayed: the schema store applied the transaction's events before a crash
     }
     apply(events);
     return touched;
@@ -207,140 +220,68 @@ final class SchemaTracker {
         metrics.ddlEvents.increment(left.size());
         return;
       } catch (InvalidDdlException e) { // a change capture could not see whole (fallback mode): keep capturing
-        DdlEvent rejected = left.stream().filter(d -> d.tableId() == e.tableId() && d.commitTs() == e.commitTs())
-            .findFirst().orElseThrow(() -> e);
+        DdlEvent rejected = left.stream().filter(d -> d.tableId() == e.tableId() && d.commitTs() == e.commitTs()
+            && d.rowSeq() == e.rowSeq()).findFirst().orElseThrow(() -> e);
         left.remove(rejected);
         metrics.rejectedDdlEvents.increment();
         log.atWarn().addKeyValue("tableId", e.tableId()).addKeyValue("commitTs", e.commitTs())
+            .addKeyValue("rowSeq", rejected.rowSeq())
             .log("schema store rejected a captured schema change: " + e.getMessage());
       }
     }
   }
 
-  /**
-   * The transaction's events in statement order, with a drop or rename first for a name still held: the
-   * holder's own change when this transaction has one (one event per table and ts), else one derived.
-   */
-  private List<Planned> plan() {
-    List<Planned> planned = new ArrayList<>();
-    Map<String, Long> claims = new HashMap<>();
-    Set<Long> done = new HashSet<>();
-    for (Map.Entry<Long, Pending> entry : pending.entrySet()) {
-      if (!done.add(entry.getKey())) {
-        continue;
-      }
-      Pending p = entry.getValue();
-      List<Planned> own = toPlanned(p);
-      if (own.isEmpty()) {
-        continue;
-      }
-      Planned e = own.get(own.size() - 1);
-      String name = e.info().qualifiedName();
-      if (e.type() != DdlType.DROP_TABLE) {
-        long holder = claims.containsKey(name) ? claims.get(name) : holderOf(e.info());
-        if (holder != 0 && holder != e.info().tableId()) {
-          Pending holderChange = pending.get(holder);
-          List<Planned> vacated = holderChange != null && done.add(holder) ? toPlanned(holderChange) : List.of();
-          if (vacated.isEmpty()) {
-            vacated = vacate(holder);
-          }
-          if (!vacated.isEmpty()) {
-            planned.addAll(vacated);
-            if (holderChange != null) {
-              claim(holderChange, vacated.get(vacated.size() - 1), claims);
-            }
-            claims.put(name, 0L);
-          }
-        }
-      }
-      claim(p, e, claims);
-      planned.addAll(own);
-    }
-    return planned;
+  private void add(Change c) {
+    changes.add(c);
+    effective.put(c.tableId(), c.type() == DdlType.DROP_TABLE ? GONE : c.after());
   }
 
-  /** Records the names a table's last event frees and takes. */
-  private static void claim(Pending p, Planned last, Map<String, Long> claims) {
-    String name = last.info().qualifiedName();
-    if (last.type() == DdlType.DROP_TABLE) {
-      claims.put(name, 0L);
+  /**
+   * Before a table takes a name (created or renamed): a live table still holding it was dropped or
+   * renamed without capture seeing it (no event trigger; PostgreSQL names are unique), so an event for
+   * that goes first, in its own place.
+   */
+  private void vacateName(TableInfo claimant) {
+    long holderId = holderOf(claimant.schemaName(), claimant.tableName());
+    if (holderId == 0 || holderId == claimant.tableId()) {
       return;
     }
-    if (p.before != null && !p.before.qualifiedName().equals(name)) {
-      claims.put(p.before.qualifiedName(), 0L); // renamed away: the old name is free
+    TableInfo holder = effective(holderId);
+    if (holder == null) {
+      return;
     }
-    claims.put(name, last.info().tableId());
+    long seq = sequence.take();
+    Optional<String[]> now = catalog.currentName(holderId);
+    if (now.isEmpty()) {
+      add(new Change(DdlType.DROP_TABLE, holder.withVersion(commitTs, seq), "", seq, List.of()));
+    } else {
+      add(new Change(DdlType.RENAME_TABLE, new TableInfo(holderId, now.get()[0], now.get()[1], holder.columns(),
+          holder.primaryKey(), commitTs, seq), "", seq, List.of()));
+    }
   }
 
-  /** The live table holding the name before this transaction, 0 when none. */
-  private long holderOf(TableInfo t) {
+  /** The live table holding the name as the open transaction's changes so far leave it, 0 when none. */
+  private long holderOf(String schema, String table) {
+    for (Map.Entry<Long, TableInfo> e : effective.entrySet()) {
+      TableInfo t = e.getValue();
+      if (t != GONE && t.schemaName().equals(schema) && t.tableName().equals(table)) {
+        return e.getKey();
+      }
+    }
     try {
-      return store.tableByName(t.schemaName(), t.tableName(), Math.max(previousCommitTs, 1)).tableId();
+      long id = store.tableByName(schema, table, Math.max(previousCommitTs, 1)).tableId();
+      TableInfo now = effective(id);   // it may have moved away in this transaction
+      return now != null && now.schemaName().equals(schema) && now.tableName().equals(table) ? id : 0;
     } catch (UnknownTableException | BelowGcPointException e) {
       return 0;
     }
   }
 
-  /**
-   * A table the schema store still has under a name another table now takes: PostgreSQL names are
-   * unique, so it was dropped or renamed without capture seeing it (no event trigger).
-   */
-  private List<Planned> vacate(long holderId) {
-    TableInfo holder = storeVersion(holderId);
-    if (holder == null) {
-      return List.of();
-    }
-    Optional<String[]> now = catalog.currentName(holderId);
-    if (now.isEmpty()) {
-      return List.of(new Planned(DdlType.DROP_TABLE, holder, ""));
-    }
-    return List.of(new Planned(DdlType.RENAME_TABLE, new TableInfo(holderId, now.get()[0], now.get()[1],
-        holder.columns(), holder.primaryKey(), holder.version()), ""));
-  }
-
-  /**
-   * A table's events: none, one, or a TRUNCATE at {@code C-1} and then the shape change at {@code C}
-   * when it was truncated and changed (the sink empties the table before altering it, so no row the
-   * transaction removed has to be converted, and the transaction's rows at {@code C} follow both).
-   */
-  private List<Planned> toPlanned(Pending p) {
-    String query = String.join(";\n", p.queries);
-    if (p.dropped) {
-      return List.of(new Planned(DdlType.DROP_TABLE, p.before, query));
-    }
-    if (p.after == null) {
-      return List.of();
-    }
-    boolean unchanged = p.before != null && DdlClassifier.sameShape(p.before, p.after)
-        && p.before.primaryKey().equals(p.after.primaryKey());
-    if (p.truncated && unchanged) {
-      return List.of(new Planned(DdlType.TRUNCATE_TABLE, p.after, query));
-    }
-    if (unchanged && p.tag.isEmpty()) {
-      return List.of();
-    }
-    Planned change = new Planned(DdlClassifier.classify(p.tag, p.before, p.after), p.after, query);
-    if (p.truncated && p.before != null) {
-      // no query: the statements are the change's, and a sink of the same dialect runs a query verbatim
-      return List.of(new Planned(DdlType.TRUNCATE_TABLE, p.before, "", 1), change);
-    }
-    return List.of(change);
-  }
-
-  private Pending pendingFor(long oid) {
-    Pending p = pending.get(oid);
-    if (p == null) {
-      p = new Pending(storeVersion(oid));
-      pending.put(oid, p);
-    }
-    return p;
-  }
-
-  /** The version in force for the open transaction: its own pending change, else the store's. */
+  /** The version in force at this point of the open transaction: its own latest change, else the store's. */
   private TableInfo effective(long oid) {
-    Pending p = pending.get(oid);
-    if (p != null) {
-      return p.dropped ? null : p.after;
+    TableInfo t = effective.get(oid);
+    if (t != null) {
+      return t == GONE ? null : t;
     }
     return storeVersion(oid);
   }
@@ -363,7 +304,8 @@ final class SchemaTracker {
       ColumnInfo known = current == null ? null : column(current, c.name());
       boolean sameType = known != null && known.sourceType().equals(sourceType);
       columns.add(new ColumnInfo(c.name(), sourceType, types[i].kind(), !sameType || known.nullable(),
-          sameType ? known.defaultExpr() : null, types[i].elementKind()));
+          sameType ? known.defaultExpr() : null, types[i].elementKind(),
+          sameType ? known.userTypes() : catalog.userTypes(c.typeOid())));
       if (c.key()) {
         relationKey.add(c.name());
       }

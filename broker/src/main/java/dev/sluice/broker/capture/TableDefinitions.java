@@ -1,5 +1,8 @@
 package dev.sluice.broker.capture;
 
+import dev.sluice.api.v1.UserType;
+import dev.sluice.api.v1.UserTypeField;
+import dev.sluice.api.v1.UserTypeKind;
 import dev.sluice.schema.ColumnInfo;
 import dev.sluice.schema.TableInfo;
 import io.vertx.core.json.JsonArray;
@@ -34,13 +37,14 @@ final class TableDefinitions {
 
   /** The table of a (non-drop) definition at {@code version}. */
   TableInfo fromJson(long tableOid, JsonObject def, long version) {
-    JsonArray cols = def.getJsonArray("columns", new JsonArray());
+    JsonArray cols = array(def, "columns");
     List<ColumnInfo> columns = new ArrayList<>(cols.size());
     for (int i = 0; i < cols.size(); i++) {
       JsonObject c = cols.getJsonObject(i);
       PgType type = types.resolve((int) c.getLong("type_oid").longValue());
       columns.add(new ColumnInfo(c.getString("name"), c.getString("type"), type.kind(),
-          !c.getBoolean("not_null", false), c.getString("default"), type.elementKind()));
+          !c.getBoolean("not_null", false), c.getString("default"), type.elementKind(),
+          userTypes(array(c, "user_types"))));
     }
     JsonArray key = def.getJsonArray("key", new JsonArray());
     List<String> primaryKey = new ArrayList<>(key.size());
@@ -48,6 +52,62 @@ final class TableDefinitions {
       primaryKey.add(key.getString(i));
     }
     return new TableInfo(tableOid, def.getString("schema"), def.getString("name"), columns, primaryKey, version);
+  }
+
+  /**
+   * The columns of {@code def} that {@code before} did not have and whose default is not immutable
+   * ({@code default_volatile} of {@link DdlCaptureSql}): their existing rows got values the log does not carry.
+   */
+  List<String> volatileDefaultsAdded(JsonObject def, TableInfo before) {
+    List<String> out = new ArrayList<>();
+    JsonArray cols = array(def, "columns");
+    for (int i = 0; i < cols.size(); i++) {
+      JsonObject c = cols.getJsonObject(i);
+      if (c.getBoolean("default_volatile", false) && (before == null || before.columnIndex(c.getString("name")) < 0)) {
+        out.add(c.getString("name"));
+      }
+    }
+    return before == null ? List.of() : out;   // a CREATE has no rows yet
+  }
+
+  /** The user types of {@link DdlCaptureSql#userTypesOf} as protos, in their order. */
+  static List<UserType> userTypes(JsonArray types) {
+    List<UserType> out = new ArrayList<>(types.size());
+    for (int i = 0; i < types.size(); i++) {
+      JsonObject t = types.getJsonObject(i);
+      UserType.Builder b = UserType.newBuilder().setTypeId(t.getLong("oid")).setSchemaName(t.getString("schema"))
+          .setTypeName(t.getString("name")).setKind(switch (t.getString("kind")) {
+            case "e" -> UserTypeKind.USER_TYPE_KIND_ENUM;
+            case "c" -> UserTypeKind.USER_TYPE_KIND_COMPOSITE;
+            case "d" -> UserTypeKind.USER_TYPE_KIND_DOMAIN;
+            default -> UserTypeKind.USER_TYPE_KIND_UNSPECIFIED;
+          });
+      for (Object label : array(t, "labels")) {
+        b.addLabels((String) label);
+      }
+      for (Object field : array(t, "fields")) {
+        JsonObject f = (JsonObject) field;
+        b.addFields(UserTypeField.newBuilder().setName(f.getString("name")).setType(f.getString("type")));
+      }
+      if (t.getString("base") != null) {
+        b.setBaseType(t.getString("base"));
+      }
+      b.setNotNull(t.getBoolean("not_null", false));
+      if (t.getString("default") != null) {
+        b.setDefaultExpr(t.getString("default"));
+      }
+      for (Object constraint : array(t, "constraints")) {
+        b.addConstraints((String) constraint);
+      }
+      out.add(b.build());
+    }
+    return out;
+  }
+
+  /** The array at {@code key}; empty when absent or JSON null (jsonb_agg over no rows). */
+  private static JsonArray array(JsonObject o, String key) {
+    JsonArray a = o.getJsonArray(key);
+    return a == null ? new JsonArray() : a;
   }
 
   /**

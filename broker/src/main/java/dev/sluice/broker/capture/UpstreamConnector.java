@@ -49,6 +49,16 @@ final class UpstreamConnector {
     return DriverManager.getConnection(config.jdbcUrl(), properties(false, applicationName));
   }
 
+  /**
+   * A normal connection whose results always come in the protocol's text format (no binary transfer), so
+   * each value is its type's output, as pgoutput sends it: the snapshot readers.
+   */
+  Connection openTextResults(String applicationName) throws SQLException {
+    Properties p = properties(false, applicationName);
+    PGProperty.BINARY_TRANSFER.set(p, "false");
+    return DriverManager.getConnection(config.jdbcUrl(), p);
+  }
+
   /** A logical replication connection ({@code replication=database}, simple query mode). */
   PGConnection openReplication() throws SQLException {
     Connection c = DriverManager.getConnection(config.jdbcUrl(), properties(true, "sluice-capture"));

@@ -26,6 +26,11 @@ public enum ChangefeedInput {
   RETRY_DUE,
   /** DELETE /changefeeds/{id} (first request or a retry). */
   DELETE,
+  /**
+   * DELETE /changefeeds/{id}?purge=true: a delete that removes the checkpoint, and that also discards the
+   * checkpoint a keep_meta delete kept (REMOVED: the sink's checkpoint rows go too).
+   */
+  PURGE,
   /** The cleanup of the generation being deleted completed. */
   CLEANUP_DONE,
   /** The cleanup of the generation being deleted failed; it is retried. */

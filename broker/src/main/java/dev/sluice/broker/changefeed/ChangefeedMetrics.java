@@ -9,9 +9,12 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * The hosted changefeeds' meters: {@code sluice.changefeed.state} (changefeeds per state) and
+ * The hosted changefeeds' meters: {@code sluice.changefeed.state} (changefeeds per state),
  * {@code sluice.changefeed.checkpoint.lag.ms} (per changefeed: how long the oldest change after its
- * checkpoint has waited, see {@link CommitClock}; -1 while it does not run).
+ * checkpoint has waited, see {@link CommitClock}; -1 while it does not run), and per changefeed its GC
+ * hold ({@link GcHolds}): {@code sluice.changefeed.gc.hold.remaining.ms} (until it expires; -1 while it
+ * runs or holds nothing) and {@code sluice.changefeed.gc.hold.expired} (1 once expired), and
+ * {@code sluice.changefeed.divergent.columns} (columns a volatile default made differ, while it runs).
  */
 final class ChangefeedMetrics implements AutoCloseable {
 
@@ -20,6 +23,11 @@ final class ChangefeedMetrics implements AutoCloseable {
   private final Map<String, Gauge> lagGauges = new ConcurrentHashMap<>();
   private final Map<String, Long> lagMs = new ConcurrentHashMap<>();
   private final List<Gauge> stateGauges = new ArrayList<>();
+  private final Map<String, GcHolds.Hold> holds = new ConcurrentHashMap<>();
+  private final Map<String, Long> holdRemainingMs = new ConcurrentHashMap<>();
+  private final Map<String, List<Gauge>> holdGauges = new ConcurrentHashMap<>();
+  private final Map<String, Integer> divergent = new ConcurrentHashMap<>();
+  private final Map<String, Gauge> divergentGauges = new ConcurrentHashMap<>();
 
   ChangefeedMetrics(MeterRegistry registry, Map<String, ChangefeedRecord> records, CommitClock clock) {
     this.registry = registry;
@@ -40,12 +48,36 @@ final class ChangefeedMetrics implements AutoCloseable {
       if (!r.visible()) {
         continue;
       }
-      long lag = r.state() == ChangefeedState.NORMAL ? clock.lagMs(r.checkpoint().ts()) : -1;
+      long lag = r.state() == ChangefeedState.NORMAL ? clock.lagMs(r.checkpointTs()) : -1;
       lagMs.put(r.id(), lag);
       lagGauges.computeIfAbsent(r.id(), id -> Gauge.builder("sluice.changefeed.checkpoint.lag.ms", lagMs,
               m -> m.getOrDefault(id, -1L)).tag("changefeed", id)
           .description("how long the oldest change after the changefeed's checkpoint has waited").register(registry));
     }
+  }
+
+  /** Records {@code id}'s GC hold at {@code nowMs}. */
+  void gcHold(String id, GcHolds.Hold hold, long nowMs) {
+    holds.put(id, hold);
+    holdRemainingMs.put(id, hold.remainingMs(nowMs));
+    holdGauges.computeIfAbsent(id, k -> List.of(
+        Gauge.builder("sluice.changefeed.gc.hold.remaining.ms", holdRemainingMs, m -> m.getOrDefault(k, -1L))
+            .tag("changefeed", k).baseUnit("milliseconds")
+            .description("how long the changefeed's checkpoint still holds the broker's GC; -1 while it runs")
+            .register(registry),
+        Gauge.builder("sluice.changefeed.gc.hold.expired", holds,
+                m -> m.containsKey(k) && m.get(k).phase() == GcHolds.Phase.EXPIRED ? 1 : 0)
+            .tag("changefeed", k).description("1 once the changefeed's checkpoint no longer holds the broker's GC")
+            .register(registry)));
+  }
+
+  /** How many columns of {@code id}'s target the running changefeed knows to differ from the upstream's. */
+  void divergentColumns(String id, int columns) {
+    divergent.put(id, columns);
+    divergentGauges.computeIfAbsent(id, k -> Gauge.builder("sluice.changefeed.divergent.columns", divergent,
+            m -> m.getOrDefault(k, 0)).tag("changefeed", k)
+        .description("columns whose target values differ from the upstream's (added with a volatile default)")
+        .register(registry));
   }
 
   /** Drops the meters of a removed changefeed. */
@@ -55,6 +87,17 @@ final class ChangefeedMetrics implements AutoCloseable {
     if (g != null) {
       registry.remove(g);
     }
+    holds.remove(id);
+    holdRemainingMs.remove(id);
+    List<Gauge> hg = holdGauges.remove(id);
+    if (hg != null) {
+      hg.forEach(registry::remove);
+    }
+    divergent.remove(id);
+    Gauge dg = divergentGauges.remove(id);
+    if (dg != null) {
+      registry.remove(dg);
+    }
   }
 
   @Override
@@ -63,6 +106,9 @@ final class ChangefeedMetrics implements AutoCloseable {
       registry.remove(g);
     }
     for (String id : List.copyOf(lagGauges.keySet())) {
+      forget(id);
+    }
+    for (String id : List.copyOf(holdGauges.keySet())) {
       forget(id);
     }
   }

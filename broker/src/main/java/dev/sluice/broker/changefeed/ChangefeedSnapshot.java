@@ -13,11 +13,12 @@ import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
  *
  * @param record the persisted record
  * @param live   the runtime's status, or null when no runtime runs
+ * @param gcHold how its checkpoint holds the broker's GC
  */
-public record ChangefeedSnapshot(ChangefeedRecord record, ChangefeedStatus live) {
+public record ChangefeedSnapshot(ChangefeedRecord record, ChangefeedStatus live, GcHolds.Hold gcHold) {
 
-  /** The best known checkpoint ts: the live one while running, else the recorded one. */
+  /** The best known checkpoint ts: the later of the live one (while running) and the recorded one (at least the start ts). */
   public long checkpointTs() {
-    return live == null ? record.checkpoint().ts() : Math.max(live.checkpointTs(), record.checkpoint().ts());
+    return live == null ? record.checkpointTs() : Math.max(live.checkpointTs(), record.checkpointTs());
   }
 }

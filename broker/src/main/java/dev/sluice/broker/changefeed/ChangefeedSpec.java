@@ -128,6 +128,10 @@ public record ChangefeedSpec(List<String> brokers, List<String> include, List<St
     return toJson().put("sink_uri", sink.redacted());
   }
 
+  public ChangefeedSpec withSink(SinkUri s) {
+    return new ChangefeedSpec(brokers, include, exclude, startTs, s, options);
+  }
+
   public ChangefeedSpec withStartTs(long ts) {
     return new ChangefeedSpec(brokers, include, exclude, ts, sink, options);
   }

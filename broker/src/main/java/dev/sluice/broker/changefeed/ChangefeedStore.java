@@ -3,7 +3,6 @@ package dev.sluice.broker.changefeed;
 import io.vertx.core.json.JsonObject;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -23,6 +22,9 @@ import org.rocksdb.WriteOptions;
  * <p>State changes are written with {@code sync} (fsync of the WAL before the call returns); the
  * periodic checkpoint reports are not (the sinks hold the authoritative checkpoint). Thread-safe.
  *
+ * <p>The records hold sink URIs with their credentials, so the directory is {@code 0700} and its
+ * files {@code 0600} ({@link OwnerOnlyFiles}), tightened again after every write and at close.
+ *
  * <pre>{@code
  * try (ChangefeedStore store = ChangefeedStore.open(dataDir.resolve("changefeeds"))) {
  *   store.put(record, true);
@@ -31,6 +33,8 @@ import org.rocksdb.WriteOptions;
  * }</pre>
  */
 public final class ChangefeedStore implements AutoCloseable {
+
+  private static final org.slf4j.Logger log = org.slf4j.LoggerFactory.getLogger(ChangefeedStore.class);
 
   private final Path dir;
   private final Options options;
@@ -49,9 +53,11 @@ public final class ChangefeedStore implements AutoCloseable {
     RocksDB.loadLibrary();
     Options options = new Options().setCreateIfMissing(true).setKeepLogFileNum(2);
     try {
-      Files.createDirectories(dir);
-      return new ChangefeedStore(dir, options, RocksDB.open(options, dir.toString()));
-    } catch (IOException | RocksDBException e) {
+      OwnerOnlyFiles.createDirectory(dir);
+      ChangefeedStore store = new ChangefeedStore(dir, options, RocksDB.open(options, dir.toString()));
+      OwnerOnlyFiles.restrict(dir);
+      return store;
+    } catch (IOException | RocksDBException | java.io.UncheckedIOException e) {
       options.close();
       throw new ChangefeedStoreException(dir, "open", e);
     }
@@ -89,6 +95,7 @@ public final class ChangefeedStore implements AutoCloseable {
     } catch (RocksDBException e) {
       throw new ChangefeedStoreException(dir, "write changefeed " + record.id() + " (" + record.state() + ")", e);
     }
+    tighten();   // a write may have started a new WAL or SST file
   }
 
   private static byte[] key(String id) {
@@ -105,5 +112,14 @@ public final class ChangefeedStore implements AutoCloseable {
     syncWrite.close();
     asyncWrite.close();
     options.close();
+    tighten();   // what the close flushed
+  }
+
+  private void tighten() {
+    try {
+      OwnerOnlyFiles.restrict(dir);
+    } catch (java.io.UncheckedIOException e) {
+      log.atWarn().addKeyValue("dir", dir).log(e.getMessage());   // the write itself is durable
+    }
   }
 }

@@ -3,10 +3,18 @@ package dev.sluice.broker.changefeed;
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
 import dev.sluice.api.error.TransientException;
+import dev.sluice.api.secret.Redactor;
+import dev.sluice.broker.cluster.ClusterMap;
+import dev.sluice.broker.cluster.PlacedChangefeed;
 import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
+import dev.sluice.dispatcher.sink.FencedOutException;
+import io.micrometer.core.instrument.Counter;
+import io.vertx.core.json.JsonObject;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Optional;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -40,6 +48,16 @@ import org.slf4j.LoggerFactory;
  * runs per id, and every report carries its generation, so nothing of an old generation can touch a
  * later one.
  *
+ * <p><b>Hosting.</b> Records are cluster objects: every node knows every record (the replicated
+ * {@link ClusterMap} plus its own store), but a node runs only the changefeeds it hosts, each with the
+ * fencing token of its assignment ({@link #adopt}, {@link #release}, driven by
+ * {@link AssignmentFollower}). A record is written by the node hosting it, stamped with its token, or by
+ * the coordinator's node while no node hosts it (a create); copies are ordered by
+ * {@link ChangefeedRecord#supersedes}, so a replaced owner's late write never wins. Requests that change
+ * a changefeed are answered by its host; elsewhere they are refused with CHANGEFEED_MOVING (the admin
+ * API forwards them to the host first). A runtime whose sink refuses its token
+ * ({@link FencedOutException}) is stopped without touching the record: a newer owner writes it now.
+ *
  * <p><b>Concurrency.</b> Every decision runs on one thread ({@code sluice-changefeed-supervisor});
  * the public methods hand work to it and return futures. Starts, stops and cleanups block (JDBC,
  * joins) and run on worker threads, serially per changefeed ({@link FeedLane}), reporting back to the
@@ -60,7 +78,9 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
 
   private final ChangefeedStore store;
+  private final ClusterMap replica;
   private final ChangefeedConfig config;
+  private final SinkAdmission admission;
   private final HostBroker host;
   private final LongSupplier nowMs;
   private final ChangefeedMetrics metrics;
@@ -73,19 +93,35 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private final Map<String, FeedLane> lanes = new HashMap<>();
   private final Map<String, Long> currentRun = new HashMap<>();
   private final Map<String, CompletableFuture<Void>> cleanups = new HashMap<>();
+  private final GcHoldWatch gcHolds;
+  /** Changefeed id to the token this node hosts it with. */
+  private final Map<String, Long> hosted = new HashMap<>();
+  /** Deletions answered here whose cleanup runs on the node that hosts them (maybe this one, once assigned). */
+  private final Map<String, CompletableFuture<Void>> removalWaiters = new HashMap<>();
   private long runIds;
+  // readable anywhere (the member info publisher), written on the supervisor's thread
+  private final Map<String, Long> hostedView = new ConcurrentHashMap<>();
+  private final Map<String, Long> fencedOut = new ConcurrentHashMap<>();
+  private final Counter fencedOutCount;
+  private final List<Runnable> recordListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private boolean closing;
 
-  private ChangefeedSupervisor(ChangefeedStore store, ChangefeedConfig config, SinkConnector sinks, HostBroker host,
-      Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
+  private ChangefeedSupervisor(ChangefeedStore store, ClusterMap replica, ChangefeedConfig config, SinkConnector sinks,
+      HostBroker host, Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
     this.store = store;
+    this.replica = replica;
+    this.fencedOutCount = Counter.builder("sluice.changefeed.fenced.out")
+        .description("runtimes stopped because their sink holds a newer owner's fencing token").register(registry);
     this.config = config;
     this.host = host;
     this.nowMs = nowMs;
     this.decider = Executors.newSingleThreadExecutor(named("sluice-changefeed-supervisor"));
     this.workers = Executors.newCachedThreadPool(named("sluice-changefeed-worker"));
+    this.admission = new SinkAdmission(new FileSinkDirectory(config.fileSinkDir()), sinks, config.sinkCheckTimeout(),
+        workers);
     this.timers = Executors.newSingleThreadScheduledExecutor(named("sluice-changefeed-timer"));
     this.metrics = new ChangefeedMetrics(registry, records, clock);
+    this.gcHolds = new GcHoldWatch(metrics);
     this.work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
       @Override
       public void runtimeEnded(String id, long generation, long runId, Throwable error) {
@@ -105,24 +141,141 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   }
 
   /**
-   * Loads every record and resumes what it says: NORMAL changefeeds start from their checkpoint,
-   * FAILED ones get their retry timer back, REMOVING ones continue their cleanup.
+   * Loads every record of the store, offers each to the cluster's copy (a copy of the cluster that is
+   * older, or missing after a restart of the whole cluster, is replaced) and follows the cluster's
+   * records from then on. Nothing runs until the node is assigned changefeeds ({@link #adopt}); the
+   * broker's GC keeps what every record's checkpoint holds ({@link GcHolds}).
+   *
+   * @param config resolved against the data directory ({@link ChangefeedConfig#resolvedAgainst}): its file sink
+   *     directory is absolute
    */
-  public static ChangefeedSupervisor start(ChangefeedStore store, ChangefeedConfig config, SinkConnector sinks,
-      HostBroker host, Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
-    ChangefeedSupervisor s = new ChangefeedSupervisor(store, config, sinks, host, vertx, clock, nowMs, registry);
+  public static ChangefeedSupervisor start(ChangefeedStore store, ClusterMap replica, ChangefeedConfig config,
+      SinkConnector sinks, HostBroker host, Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
+    ChangefeedSupervisor s = new ChangefeedSupervisor(store, replica, config, sinks, host, vertx, clock, nowMs,
+        registry);
+    s.admission.files().create();
     s.await(s.onDecider(() -> {
-      s.recover();
+      s.load();
       return null;
     }));
+    host.holdGc(s::lowestHeldTs);
+    replica.onChange((id, json) -> {
+      if (json != null) {
+        s.decider.execute(() -> s.onReplicated(ChangefeedRecord.fromJson(new JsonObject(json))));
+      }
+    });
     long every = config.progressInterval().toMillis();
     s.timers.scheduleWithFixedDelay(() -> s.decider.execute(s::recordProgress), every, every, TimeUnit.MILLISECONDS);
     return s;
   }
 
-  private void recover() {
+  private void load() {
     for (ChangefeedRecord r : store.all()) {
       records.put(r.id(), r);
+      Optional<ChangefeedRecord> shared = replicated(r.id());
+      if (shared.isEmpty() || r.supersedes(shared.get())) {
+        replica.put(r.id(), r.toJson().encode());   // the cluster's copy was older, or lost with the whole cluster
+      } else if (shared.get().supersedes(r)) {
+        records.put(r.id(), shared.get());
+        store.put(shared.get(), true);
+      }
+      log.atInfo().addKeyValue("changefeedId", r.id()).addKeyValue("generation", r.generation())
+          .addKeyValue("state", r.state()).log("changefeed record loaded");
+    }
+    for (ChangefeedRecord r : allReplicated()) {
+      if (!records.containsKey(r.id())) {
+        records.put(r.id(), r);
+        store.put(r, true);
+      }
+    }
+  }
+
+  /**
+   * Every record of the cluster as it stands now: this node's copies, each replaced by the cluster's where
+   * that one is newer or this node has not seen it yet (replication reaches {@link #records} after a
+   * hop), so the one-writer rule of a file sink holds across the nodes (supervisor thread).
+   */
+  private Collection<ChangefeedRecord> clusterRecords() {
+    Map<String, ChangefeedRecord> all = new HashMap<>(records);
+    for (ChangefeedRecord r : allReplicated()) {
+      ChangefeedRecord mine = all.get(r.id());
+      if (mine == null || r.supersedes(mine)) {
+        all.put(r.id(), r);
+      }
+    }
+    return all.values();
+  }
+
+  private Optional<ChangefeedRecord> replicated(String id) {
+    return replica.get(id).map(j -> ChangefeedRecord.fromJson(new JsonObject(j)));
+  }
+
+  private Collection<ChangefeedRecord> allReplicated() {
+    List<ChangefeedRecord> out = new ArrayList<>();
+    replica.snapshot().values().forEach(j -> out.add(ChangefeedRecord.fromJson(new JsonObject(j))));
+    return out;
+  }
+
+  /** A record another node (or this one) wrote reached this node (supervisor thread). */
+  private void onReplicated(ChangefeedRecord r) {
+    Long token = hosted.get(r.id());
+    ChangefeedRecord mine = records.get(r.id());
+    if (token != null) {
+      if (r.generation() == mine.generation() && r.writerToken() > token) {
+        log.atWarn().addKeyValue("changefeedId", r.id()).addKeyValue("token", token)
+            .addKeyValue("writerToken", r.writerToken()).log("a newer owner writes this changefeed: stopping it here");
+        drop(r.id());
+        accept(r);
+      }
+      return;   // this node writes it
+    }
+    if (mine == null || r.supersedes(mine)) {
+      accept(r);
+    }
+  }
+
+  private void accept(ChangefeedRecord r) {
+    ChangefeedRecord before = records.put(r.id(), r);
+    store.put(r, before == null || before.state() != r.state() || before.generation() != r.generation());
+    settleWaiters(r);
+    recordListeners.forEach(Runnable::run);
+  }
+
+  // ---- hosting -------------------------------------------------------------------------------
+
+  /**
+   * Hosts {@code id} with {@code token} from now on: resumes what its newest record says (NORMAL starts
+   * from its checkpoint, FAILED gets its retry timer, REMOVING continues its cleanup). Idempotent; a
+   * token a sink already refused is not taken again.
+   */
+  public CompletableFuture<Boolean> adopt(String id, long token) {
+    return onDecider(() -> {
+      Long current = hosted.get(id);
+      if (current != null && current == token) {
+        return false;
+      }
+      Long refused = fencedOut.get(id);
+      if (refused != null && refused >= token) {
+        return false;   // the coordinator reassigns it with a higher token
+      }
+      ChangefeedRecord latest = records.get(id);
+      Optional<ChangefeedRecord> shared = replicated(id);
+      if (shared.isPresent() && (latest == null || shared.get().supersedes(latest))) {
+        latest = shared.get();
+      }
+      if (latest == null || closing) {
+        return false;   // not replicated here yet: the next reconcile tries again
+      }
+      if (current != null) {
+        stopRuntime(latest);
+      }
+      fencedOut.remove(id);
+      hosted.put(id, token);
+      hostedView.put(id, token);
+      ChangefeedRecord r = latest.writtenBy(token);
+      persist(r, true);
+      log.atInfo().addKeyValue("changefeedId", id).addKeyValue("generation", r.generation())
+          .addKeyValue("state", r.state()).addKeyValue("token", token).log("changefeed hosted here");
       switch (r.state()) {
         case NORMAL -> startRuntime(r);
         case FAILED -> {
@@ -133,36 +286,122 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         case REMOVING -> startCleanup(r);
         case PAUSED, REMOVED -> { }
       }
-      log.atInfo().addKeyValue("changefeedId", r.id()).addKeyValue("generation", r.generation())
-          .addKeyValue("state", r.state()).log("changefeed recovered");
+      return true;
+    });
+  }
+
+  /**
+   * Stops hosting {@code id}: its runtime stops (recording its checkpoint in the record, with this
+   * node's token), and only then does the node stop listing it, so a graceful move starts the new
+   * owner after the old one stopped. Idempotent.
+   */
+  public CompletableFuture<Boolean> release(String id) {
+    return onDecider(() -> {
+      Long token = hosted.get(id);
+      if (token == null) {
+        return false;
+      }
+      currentRun.remove(id);
+      work.stop(lane(id), id);
+      lane(id).submit(() -> decider.execute(() -> finishRelease(id, token)));
+      return true;
+    });
+  }
+
+  private void finishRelease(String id, long token) {
+    Long now = hosted.get(id);
+    if (now == null || now != token || currentRun.containsKey(id)) {
+      return;   // adopted again meanwhile
     }
+    hosted.remove(id);
+    hostedView.remove(id);
+    ChangefeedRecord r = records.get(id);
+    if (r != null && r.state() != ChangefeedState.REMOVED) {
+      persist(r.writtenBy(token), true);
+    }
+    log.atInfo().addKeyValue("changefeedId", id).addKeyValue("token", token).log("changefeed released");
+  }
+
+  /** Stops a runtime and forgets the hosting at once, without writing the record (a newer owner does). */
+  private void drop(String id) {
+    hosted.remove(id);
+    hostedView.remove(id);
+    currentRun.remove(id);
+    work.stop(lane(id), id);
+  }
+
+  /** Changefeed id to the token this node hosts it with (for the member info). */
+  public Map<String, Long> hosting() {
+    return Map.copyOf(hostedView);
+  }
+
+  /** Changefeed id to the higher token its sink held when it refused this node (for the member info). */
+  public Map<String, Long> fencedOut() {
+    return Map.copyOf(fencedOut);
+  }
+
+  /** Every changefeed for the coordinator's placement. */
+  public List<PlacedChangefeed> placed() {
+    List<PlacedChangefeed> out = new ArrayList<>();
+    records.values().forEach(r -> out.add(new PlacedChangefeed(r.id(), r.state() == ChangefeedState.REMOVED)));
+    return out;
+  }
+
+  /** Whether this node hosts {@code id} now. */
+  public boolean hosts(String id) {
+    return hostedView.containsKey(id);
+  }
+
+  /** Calls {@code listener} after a record written elsewhere reached this node. */
+  public void onRecordChange(Runnable listener) {
+    recordListeners.add(listener);
   }
 
   // ---- requests ------------------------------------------------------------------------------
 
+  /** Creates {@code id} without checking its sink first: {@link #create(String, ChangefeedSpec, boolean, SinkCheck)}. */
+  public CompletableFuture<ChangefeedRecord> create(String id, ChangefeedSpec spec, boolean startTsGiven) {
+    return create(id, spec, startTsGiven, SinkCheck.SKIP);
+  }
+
   /**
    * Creates {@code id} (or re-creates a removed one, with a higher generation). Without a start ts it
-   * starts from the kept checkpoint of a keep_meta deletion, else from the broker's resolved ts.
+   * starts from the kept checkpoint of a keep_meta deletion, else from the broker's resolved ts. A file
+   * sink is confined to the file sink directory and must not be another changefeed's file; with
+   * {@link SinkCheck#CHECK} the sink is checked (on a worker, within the configured timeout) before
+   * anything is recorded.
    *
    * @param startTsGiven whether {@code spec.startTs()} was given by the caller
    */
-  public CompletableFuture<ChangefeedRecord> create(String id, ChangefeedSpec spec, boolean startTsGiven) {
-    return onDecider(() -> {
-      checkId(id);
-      ChangefeedRecord r = current(id);
-      ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.CREATE);
-      if (!t.allowed()) {
-        throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.CREATE, r.state()
-            == ChangefeedState.REMOVING ? "its deletion (generation " + r.generation() + ") has not completed; see GET "
-            + "/api/v1/changefeeds/" + id + "/deletion/" + r.generation() : "the id is in use");
-      }
-      if (r.keptMeta() && startTsGiven) {
-        throw InvalidChangefeedException.field("start_ts", "cannot be given: changefeed \"" + id + "\" was deleted"
-            + " with keep_meta and resumes from its kept checkpoint " + r.checkpoint().ts() + "; leave start_ts out");
-      }
-      long startTs = r.keptMeta() ? r.checkpoint().ts() : startTsGiven ? spec.startTs() : host.resolvedTs();
-      return commit(r, ChangefeedInput.CREATE, t, r.recreated(spec.withStartTs(startTs), nowMs.getAsLong()), null);
-    });
+  public CompletableFuture<ChangefeedRecord> create(String id, ChangefeedSpec spec, boolean startTsGiven,
+      SinkCheck check) {
+    return onDecider(() -> admitCreate(id, spec, startTsGiven))
+        .thenCompose(admitted -> admission.checked(admitted, check))
+        .thenCompose(checkedSpec -> onDecider(() -> {
+          // decided again: another request may have taken the id or the file while the sink was checked
+          ChangefeedSpec s = admitCreate(id, checkedSpec, startTsGiven);
+          ChangefeedRecord r = current(id);
+          ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.CREATE);
+          long startTs = r.keptMeta() ? r.checkpoint().ts() : startTsGiven ? s.startTs() : host.resolvedTs();
+          return commit(r, ChangefeedInput.CREATE, t, r.recreated(s.withStartTs(startTs), nowMs.getAsLong()), null);
+        }));
+  }
+
+  /** The checks of a create that need no I/O; returns {@code spec} with its file confined (supervisor thread). */
+  private ChangefeedSpec admitCreate(String id, ChangefeedSpec spec, boolean startTsGiven) {
+    checkId(id);
+    ChangefeedRecord r = current(id);
+    ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.CREATE);
+    if (!t.allowed()) {
+      throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.CREATE, r.state()
+          == ChangefeedState.REMOVING ? "its deletion (generation " + r.generation() + ") has not completed; see GET "
+          + "/api/v1/changefeeds/" + id + "/deletion/" + r.generation() : "the id is in use");
+    }
+    if (r.keptMeta() && startTsGiven) {
+      throw InvalidChangefeedException.field("start_ts", "cannot be given: changefeed \"" + id + "\" was deleted"
+          + " with keep_meta and resumes from its kept checkpoint " + r.checkpoint().ts() + "; leave start_ts out");
+    }
+    return admission.own(id, spec, clusterRecords());
   }
 
   public CompletableFuture<ChangefeedRecord> pause(String id) {
@@ -179,7 +418,33 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * from the checkpoint.
    */
   public CompletableFuture<ChangefeedRecord> update(String id, UnaryOperator<ChangefeedSpec> change) {
-    return request(id, ChangefeedInput.UPDATE, r -> r.withSpec(change.apply(r.spec()), nowMs.getAsLong()));
+    return update(id, change, SinkCheck.SKIP);
+  }
+
+  /**
+   * Replaces the definition with {@code change} of it; a NORMAL changefeed restarts its runtime with it,
+   * every table resuming from the checkpoint. A new sink is confined and checked as at
+   * {@link #create(String, ChangefeedSpec, boolean, SinkCheck) create}; an unchanged one is not checked.
+   */
+  public CompletableFuture<ChangefeedRecord> update(String id, UnaryOperator<ChangefeedSpec> change,
+      SinkCheck check) {
+    return onDecider(() -> {
+      ChangefeedRecord r = visible(id);
+      if (!ChangefeedTransitions.apply(r.state(), ChangefeedInput.UPDATE).allowed()) {
+        throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.UPDATE, null);
+      }
+      ChangefeedSpec next = changed(r, change);
+      return next.sink().equals(r.spec().sink()) ? null : next;   // null: the sink stays, nothing to check
+    }).thenCompose(newSink -> newSink == null ? CompletableFuture.completedFuture(null)
+        : admission.checked(newSink, check))
+        .thenCompose(ignored -> request(id, ChangefeedInput.UPDATE, r -> r.withSpec(changed(r, change),
+            nowMs.getAsLong())));
+  }
+
+  /** {@code change} applied to {@code r}'s definition, a new sink confined and unshared (supervisor thread). */
+  private ChangefeedSpec changed(ChangefeedRecord r, UnaryOperator<ChangefeedSpec> change) {
+    ChangefeedSpec next = change.apply(r.spec());
+    return next.sink().equals(r.spec().sink()) ? next : admission.own(r.id(), next, clusterRecords());
   }
 
   /**
@@ -192,6 +457,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       if (r == null || r.state() == ChangefeedState.REMOVED) {
         throw ChangefeedNotFoundException.of(id);
       }
+      checkHosted(id);
       if (r.state() == ChangefeedState.REMOVING && !r.deletion().options().equals(options)) {
         throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.DELETE, "its deletion with"
             + " keep_meta=" + r.deletion().options().keepMeta() + " is in progress; retry with the same keep_meta");
@@ -201,9 +467,47 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       ChangefeedRecord changed = r.state() == ChangefeedState.REMOVING ? r
           : r.withDeletion(new Deletion(r.generation(), options, now, 0, null, 0), now);
       ChangefeedRecord next = commit(r, ChangefeedInput.DELETE, t, changed, null);
-      CompletableFuture<Void> done = cleanups.getOrDefault(id, CompletableFuture.completedFuture(null));
-      return new DeletionTicket(id, next.generation(), options, done);
+      return new DeletionTicket(id, next.generation(), options, completion(next));
     });
+  }
+
+  /**
+   * Discards what is kept of {@code id}'s progress: a changefeed deleted with keep_meta loses its kept
+   * checkpoint and the sink's checkpoint rows (a cleanup, as a delete's); a changefeed that exists is
+   * deleted without keep_meta.
+   *
+   * @throws ChangefeedNotFoundException when the id neither exists nor kept a checkpoint
+   */
+  public CompletableFuture<DeletionTicket> purge(String id) {
+    return onDecider(() -> {
+      ChangefeedRecord r = records.get(id);
+      if (r == null || (!r.visible() && !r.keptMeta())) {
+        throw new ChangefeedNotFoundException(id, "changefeed \"" + id + "\" neither exists nor kept a checkpoint");
+      }
+      if (r.state() == ChangefeedState.REMOVING && r.deletion().options().keepMeta()) {
+        throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.PURGE, "its deletion with"
+            + " keep_meta=true is in progress; purge once it completed");
+      }
+      long now = nowMs.getAsLong();
+      if (r.state() == ChangefeedState.REMOVED && r.spec() == null) {
+        // kept by a server that did not keep the definition: the sink's rows cannot be found from here
+        persist(ChangefeedRecord.absent(id).withGeneration(r.generation()), true);
+        log.atWarn().addKeyValue("changefeedId", id).log("kept checkpoint discarded; the sink's sluice_checkpoint and"
+            + " sluice_table_checkpoint rows of this changefeed id were not removed (its sink is not known)");
+        return new DeletionTicket(id, r.generation(), DeleteOptions.REMOVE_META, CompletableFuture.completedFuture(null));
+      }
+      ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.PURGE);
+      Deletion d = new Deletion(r.generation(), DeleteOptions.REMOVE_META, now, 0, null, 0);
+      ChangefeedRecord changed = r.state() == ChangefeedState.REMOVING ? r
+          : r.state() == ChangefeedState.REMOVED ? r.purging(d, now) : r.withDeletion(d, now);
+      ChangefeedRecord next = commit(r, ChangefeedInput.PURGE, t, changed, null);
+      return new DeletionTicket(id, next.generation(), DeleteOptions.REMOVE_META, completion(next));
+    });
+  }
+
+  /** The lowest checkpoint the changefeeds reading from this broker hold (GC thread; reads only). */
+  private long lowestHeldTs() {
+    return GcHoldWatch.lowestLocal(records.values(), nowMs.getAsLong());
   }
 
   /** The changefeed with its live status. */
@@ -259,6 +563,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       UnaryOperator<ChangefeedRecord> change) {
     return onDecider(() -> {
       ChangefeedRecord r = visible(id);
+      checkHosted(id);
       ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), input);
       if (!t.allowed()) {
         throw new InvalidStateException(id, r.generation(), r.state(), input, null);
@@ -274,21 +579,46 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     if (closing || r == null || r.generation() != generation || !Long.valueOf(runId).equals(currentRun.get(id))) {
       return;   // a run that was already stopped or replaced
     }
+    FencedOutException fenced = fencedOutCause(error);
+    if (fenced != null) {
+      log.atWarn().addKeyValue("changefeedId", id).addKeyValue("generation", generation)
+          .addKeyValue("token", fenced.token()).addKeyValue("heldToken", fenced.heldToken())
+          .log("changefeed fenced out: its sink holds a newer owner's token; stopped here, the record is left to it");
+      fencedOutCount.increment();
+      fencedOut.put(id, fenced.heldToken());
+      drop(id);
+      return;
+    }
     SluiceException e = error instanceof SluiceException s ? s
         : SluiceException.of(ErrorCode.INTERNAL, "changefeed \"" + id + "\" failed: " + error, error);
     boolean retryable = e.code().kind() == ErrorCode.Kind.TRANSIENT;
     ChangefeedInput input = retryable ? ChangefeedInput.FAIL_TRANSIENT : ChangefeedInput.FAIL_FATAL;
-    FeedError fe = new FeedError(e.code().name(), e.getMessage(), retryable, nowMs.getAsLong());
+    String message = e.getMessage();
+    if (e.code() == ErrorCode.START_TS_BELOW_GC && r.gc().expiredAtMs() > 0) {
+      message += " (its GC hold expired at " + java.time.Instant.ofEpochMilli(r.gc().expiredAtMs()) + ", after options."
+          + "gc_ttl_s without progress: the events after its checkpoint " + r.checkpoint().ts() + " were collected; "
+          + "delete it and create it again from a new start_ts, whose target then lacks the changes in between)";
+    }
+    FeedError fe = new FeedError(e.code().name(), message, retryable, nowMs.getAsLong());
     log.atWarn().addKeyValue("changefeedId", id).addKeyValue("generation", generation).addKeyValue("code", e.code())
         .log("changefeed runtime failed: {}", e.getMessage());
     ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), input);
     commit(r, input, t, input == ChangefeedInput.FAIL_FATAL ? r.withRetry(fe, r.retryCount(), 0, fe.atMs()) : r, fe);
   }
 
+  private static FencedOutException fencedOutCause(Throwable error) {
+    for (Throwable e = error; e != null; e = e.getCause()) {
+      if (e instanceof FencedOutException f) {
+        return f;
+      }
+    }
+    return null;
+  }
+
   /** A retry timer fired (supervisor thread; package-private so tests can replay a stale one). */
   void onRetryDue(String id, long generation, long dueAtMs) {
     ChangefeedRecord r = records.get(id);
-    if (closing || r == null || r.generation() != generation || r.nextRetryAtMs() != dueAtMs) {
+    if (closing || !hosted.containsKey(id) || r == null || r.generation() != generation || r.nextRetryAtMs() != dueAtMs) {
       return;   // disarmed by RESUME, PAUSE, a new generation or a later failure
     }
     ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.RETRY_DUE);
@@ -297,8 +627,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   private void onStopped(String id, long generation, FeedCheckpoint reached) {
     ChangefeedRecord r = records.get(id);
-    if (r != null && r.generation() == generation && r.state() != ChangefeedState.REMOVED) {
-      persist(r.withCheckpoint(r.checkpoint().max(reached)), true);
+    if (r != null && r.generation() == generation && r.state() != ChangefeedState.REMOVED && hosted.containsKey(id)) {
+      persist(r.withCheckpoint(r.checkpoint().max(reached), nowMs.getAsLong()), true);
     }
   }
 
@@ -306,7 +636,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   void onCleanupEnded(String id, long generation, Throwable error) {
     CompletableFuture<Void> done = cleanups.remove(id);
     ChangefeedRecord r = records.get(id);
-    if (r != null && r.generation() == generation && r.state() == ChangefeedState.REMOVING) {
+    if (r != null && r.generation() == generation && r.state() == ChangefeedState.REMOVING && hosted.containsKey(id)) {
       ChangefeedInput input = error == null ? ChangefeedInput.CLEANUP_DONE : ChangefeedInput.CLEANUP_FAILED;
       FeedError fe = error == null ? null : new FeedError(DeletionFailedException.causeCode(error).name(),
           error.getMessage(), true, nowMs.getAsLong());
@@ -328,14 +658,16 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     for (Map.Entry<String, FeedLane> e : lanes.entrySet()) {
       HostedRuntime run = e.getValue().runtime();
       ChangefeedRecord r = records.get(e.getKey());
-      if (run == null || r == null || r.generation() != run.generation() || r.state() != ChangefeedState.NORMAL) {
+      if (run == null || r == null || r.generation() != run.generation() || r.state() != ChangefeedState.NORMAL
+          || !hosted.containsKey(e.getKey())) {
         continue;
       }
       ChangefeedStatus status = run.status();
+      metrics.divergentColumns(r.id(), status.divergences().size());
       FeedCheckpoint now = r.checkpoint().max(HostedRuntime.fromStatus(status));
       ChangefeedRecord next = r;
       if (!now.equals(r.checkpoint())) {
-        next = next.withCheckpoint(now);
+        next = next.withCheckpoint(now, nowMs.getAsLong());
       }
       if (status.state() == ChangefeedStatus.State.RUNNING && r.retryCount() > 0) {
         next = next.withRetry(r.lastError(), 0, 0, nowMs.getAsLong());   // started fine: the next failure counts from 1
@@ -345,6 +677,21 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       }
     }
     metrics.refreshLag(records.values());
+    checkGcHolds();
+  }
+
+  /**
+   * Checks the GC holds of the changefeeds hosted here ({@link GcHoldWatch}) and marks expired ones in their
+   * records.
+   * Supervisor thread; package-private so tests drive it with their clock.
+   */
+  void checkGcHolds() {
+    long now = nowMs.getAsLong();
+    // the host writes a record: only the changefeeds hosted here are marked (others' hosts mark theirs)
+    List<ChangefeedRecord> mine = records.values().stream().filter(r -> hosted.containsKey(r.id())).toList();
+    for (ChangefeedRecord expired : gcHolds.check(mine, now)) {
+      persist(expired.withGcExpired(now), true);
+    }
   }
 
   // ---- deciding and acting (supervisor thread) ----------------------------------------------
@@ -391,25 +738,63 @@ public final class ChangefeedSupervisor implements AutoCloseable {
             armTimer(next.id(), next.generation(), next.nextRetryAtMs());
           }
         }
-        case FINISH_REMOVAL -> metrics.forget(next.id());
+        case FINISH_REMOVAL -> {
+          if (!next.keptMeta()) {
+            metrics.forget(next.id());
+            gcHolds.forget(next.id());
+          }
+        }
         case CLEAR_RETRY -> { }
       }
     }
     return next;
   }
 
+  /** Writes {@code r} here and in the cluster, stamped with this node's token when it hosts it. */
+  /**
+   * Completes when the deletion {@code r} stands in is done: the cleanup running here, or (the cleanup runs
+   * where the changefeed gets hosted, a REMOVED one first has to be assigned again) the record reaching
+   * REMOVED, written here or replicated from the node that did it.
+   */
+  private CompletableFuture<Void> completion(ChangefeedRecord r) {
+    if (r.state() != ChangefeedState.REMOVING) {
+      return CompletableFuture.completedFuture(null);
+    }
+    CompletableFuture<Void> here = cleanups.get(r.id());
+    return here != null ? here : removalWaiters.computeIfAbsent(r.id(), k -> new CompletableFuture<>());
+  }
+
+  /** Completes the waiters of a deletion once its record says REMOVED (supervisor thread). */
+  private void settleWaiters(ChangefeedRecord r) {
+    if (r.state() == ChangefeedState.REMOVED) {
+      CompletableFuture<Void> w = removalWaiters.remove(r.id());
+      if (w != null) {
+        w.complete(null);
+      }
+    }
+  }
+
   private void persist(ChangefeedRecord r, boolean sync) {
-    store.put(r, sync);
-    records.put(r.id(), r);
+    Long token = hosted.get(r.id());
+    ChangefeedRecord before = records.get(r.id());
+    long revision = before == null ? r.revision() : Math.max(before.revision(), r.revision());
+    ChangefeedRecord stamped = new ChangefeedRecord(r.id(), r.generation(), r.state(), r.spec(), r.checkpoint(),
+        r.keptMeta(), r.lastError(), r.retryCount(), r.nextRetryAtMs(), r.deletion(), r.createdAtMs(), r.updatedAtMs(),
+        r.gc(), token != null ? token : r.writerToken(), revision + 1);
+    store.put(stamped, sync);
+    records.put(r.id(), stamped);
+    replica.put(r.id(), stamped.toJson().encode());
+    settleWaiters(stamped);
   }
 
   private void startRuntime(ChangefeedRecord r) {
-    if (closing) {
-      return;
+    Long token = hosted.get(r.id());
+    if (closing || token == null) {
+      return;   // not hosted here: the node it is assigned to runs it
     }
     long runId = ++runIds;
     currentRun.put(r.id(), runId);
-    work.start(lane(r.id()), r, runId);
+    work.start(lane(r.id()), r, runId, token);
   }
 
   private void stopRuntime(ChangefeedRecord r) {
@@ -418,7 +803,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   }
 
   private void startCleanup(ChangefeedRecord r) {
-    if (closing || cleanups.containsKey(r.id())) {
+    if (closing || !hosted.containsKey(r.id()) || cleanups.containsKey(r.id())) {
       return;   // one cleanup per id at a time: a retry joins the running one
     }
     currentRun.remove(r.id());
@@ -438,6 +823,13 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     return lanes.computeIfAbsent(id, k -> new FeedLane(workers));
   }
 
+  private void checkHosted(String id) {
+    if (!hosted.containsKey(id)) {
+      throw new TransientException(ErrorCode.CHANGEFEED_MOVING, "changefeed \"" + id + "\" is not hosted on this"
+          + " node (it is being placed or moving between nodes); retry shortly, or ask the node that hosts it");
+    }
+  }
+
   private ChangefeedRecord current(String id) {
     return records.getOrDefault(id, ChangefeedRecord.absent(id));
   }
@@ -453,8 +845,9 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private ChangefeedSnapshot snapshot(ChangefeedRecord r) {
     FeedLane lane = lanes.get(r.id());
     HostedRuntime run = lane == null ? null : lane.runtime();
-    boolean live = run != null && run.generation() == r.generation() && r.state() == ChangefeedState.NORMAL;
-    return new ChangefeedSnapshot(r, live ? run.status() : null);
+    boolean live = run != null && run.generation() == r.generation() && r.state() == ChangefeedState.NORMAL
+        && hosted.containsKey(r.id());
+    return new ChangefeedSnapshot(r, live ? run.status() : null, GcHolds.of(r, nowMs.getAsLong()));
   }
 
   private static void checkId(String id) {
@@ -521,7 +914,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
           .get(config.stopTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS);
       await(onDecider(() -> null));   // the stops' checkpoint reports were queued before this
     } catch (RuntimeException | ExecutionException | TimeoutException e) {
-      log.atWarn().setCause(e).log("changefeeds did not all stop cleanly");
+      log.atWarn().setCause(Redactor.scrub(e)).log("changefeeds did not all stop cleanly");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     } finally {

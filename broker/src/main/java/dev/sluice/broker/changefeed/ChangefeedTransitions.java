@@ -23,8 +23,8 @@ import static dev.sluice.broker.changefeed.ChangefeedTransition.to;
  *
  * <p>Rules worth knowing: repeats are idempotent (PAUSE of PAUSED, RESUME of NORMAL); nothing but a
  * DELETE retry is allowed while REMOVING (a same-name CREATE must wait for the deletion to finish);
- * operator requests on a REMOVED id are refused (the API answers 404); late runtime reports and
- * timers are ignored where they no longer apply.
+ * operator requests on a REMOVED id are refused (the API answers 404) but a PURGE of the checkpoint a
+ * keep_meta delete kept; late runtime reports and timers are ignored where they no longer apply.
  *
  * <pre>{@code
  * ChangefeedTransition t = ChangefeedTransitions.apply(record.state(), ChangefeedInput.DELETE);
@@ -46,7 +46,7 @@ public final class ChangefeedTransitions {
         case FAIL_TRANSIENT -> to(FAILED, STOP_RUNTIME, SCHEDULE_RETRY);
         case FAIL_FATAL -> to(FAILED, STOP_RUNTIME);
         case RETRY_DUE -> ignore(from);
-        case DELETE -> to(REMOVING, STOP_RUNTIME, START_CLEANUP);
+        case DELETE, PURGE -> to(REMOVING, STOP_RUNTIME, START_CLEANUP);
         case CLEANUP_DONE, CLEANUP_FAILED -> illegal(from);
       };
       case PAUSED -> switch (input) {
@@ -55,7 +55,7 @@ public final class ChangefeedTransitions {
         case RESUME -> to(NORMAL, CLEAR_RETRY, START_RUNTIME);
         case UPDATE -> to(PAUSED);
         case FAIL_TRANSIENT, FAIL_FATAL, RETRY_DUE -> ignore(from);
-        case DELETE -> to(REMOVING, START_CLEANUP);
+        case DELETE, PURGE -> to(REMOVING, START_CLEANUP);
         case CLEANUP_DONE, CLEANUP_FAILED -> illegal(from);
       };
       case FAILED -> switch (input) {
@@ -65,19 +65,20 @@ public final class ChangefeedTransitions {
         case UPDATE -> to(FAILED);
         case FAIL_TRANSIENT, FAIL_FATAL -> ignore(from);
         case RETRY_DUE -> to(NORMAL, START_RUNTIME);
-        case DELETE -> to(REMOVING, CLEAR_RETRY, START_CLEANUP);
+        case DELETE, PURGE -> to(REMOVING, CLEAR_RETRY, START_CLEANUP);
         case CLEANUP_DONE, CLEANUP_FAILED -> illegal(from);
       };
       case REMOVING -> switch (input) {
         case CREATE, PAUSE, RESUME, UPDATE -> illegal(from);
         case FAIL_TRANSIENT, FAIL_FATAL -> ignore(from);
-        case RETRY_DUE, DELETE -> to(REMOVING, START_CLEANUP);
+        case RETRY_DUE, DELETE, PURGE -> to(REMOVING, START_CLEANUP);
         case CLEANUP_DONE -> to(REMOVED, FINISH_REMOVAL);
         case CLEANUP_FAILED -> to(REMOVING, SCHEDULE_CLEANUP_RETRY);
       };
       case REMOVED -> switch (input) {
         case CREATE -> to(NORMAL, CLEAR_RETRY, START_RUNTIME);
         case PAUSE, RESUME, UPDATE, DELETE -> illegal(from);
+        case PURGE -> to(REMOVING, START_CLEANUP);   // a kept checkpoint (the supervisor checks there is one)
         case FAIL_TRANSIENT, FAIL_FATAL, RETRY_DUE, CLEANUP_DONE, CLEANUP_FAILED -> ignore(from);
       };
     };

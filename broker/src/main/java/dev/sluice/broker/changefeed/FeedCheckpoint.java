@@ -29,13 +29,28 @@ public record FeedCheckpoint(long ts, List<TableCheckpoint> tables) {
     tables = List.copyOf(tables);
   }
 
-  /** One table's applied position. */
-  public record TableCheckpoint(long tableId, String table, Checkpoint applied) {}
+  /**
+   * One table's applied position.
+   *
+   * @param droppedTs the ts its stream ended at (dropped), 0 while it is followed
+   */
+  public record TableCheckpoint(long tableId, String table, Checkpoint applied, long droppedTs) {
+
+    public TableCheckpoint(long tableId, String table, Checkpoint applied) {
+      this(tableId, table, applied, 0);
+    }
+
+    /** The later of the two; an end recorded by either stays. */
+    TableCheckpoint max(TableCheckpoint other) {
+      TableCheckpoint later = applied.compareTo(other.applied) >= 0 ? this : other;
+      return new TableCheckpoint(tableId, later.table, later.applied, Math.max(droppedTs, other.droppedTs));
+    }
+  }
 
   /** From a sink's durable progress. */
   public static FeedCheckpoint of(SinkCheckpoint sink) {
     List<TableCheckpoint> t = new ArrayList<>();
-    sink.tables().forEach((id, p) -> t.add(new TableCheckpoint(id, p.tableName(), p.applied())));
+    sink.tables().forEach((id, p) -> t.add(new TableCheckpoint(id, p.tableName(), p.applied(), p.droppedTs())));
     t.sort((a, b) -> Long.compare(a.tableId(), b.tableId()));
     return new FeedCheckpoint(sink.checkpointTs(), t);
   }
@@ -47,7 +62,7 @@ public record FeedCheckpoint(long ts, List<TableCheckpoint> tables) {
       byId.put(t.tableId(), t);
     }
     for (TableCheckpoint t : other.tables) {
-      byId.merge(t.tableId(), t, (a, b) -> a.applied().compareTo(b.applied()) >= 0 ? a : b);
+      byId.merge(t.tableId(), t, TableCheckpoint::max);
     }
     List<TableCheckpoint> merged = new ArrayList<>(byId.values());
     merged.sort((a, b) -> Long.compare(a.tableId(), b.tableId()));
@@ -58,7 +73,7 @@ public record FeedCheckpoint(long ts, List<TableCheckpoint> tables) {
   public SinkCheckpoint toSinkCheckpoint() {
     Map<Long, SinkCheckpoint.TableProgress> m = new HashMap<>();
     for (TableCheckpoint t : tables) {
-      m.put(t.tableId(), new SinkCheckpoint.TableProgress(t.table(), t.applied(), 0));
+      m.put(t.tableId(), new SinkCheckpoint.TableProgress(t.table(), t.applied(), 0, t.droppedTs()));
     }
     return new SinkCheckpoint(ts, m);
   }
@@ -68,7 +83,7 @@ public record FeedCheckpoint(long ts, List<TableCheckpoint> tables) {
     for (TableCheckpoint t : tables) {
       arr.add(new JsonObject().put("table_id", t.tableId()).put("table", t.table())
           .put("checkpoint_ts", t.applied().ts()).put("cursor_commit_ts", t.applied().cursorCommitTs())
-          .put("next_row_seq", t.applied().nextRowSeq()));
+          .put("next_row_seq", t.applied().nextRowSeq()).put("dropped_ts", t.droppedTs()));
     }
     return new JsonObject().put("checkpoint_ts", ts).put("tables", arr);
   }
@@ -81,7 +96,7 @@ public record FeedCheckpoint(long ts, List<TableCheckpoint> tables) {
     for (Object e : o.getJsonArray("tables", new JsonArray())) {
       JsonObject j = (JsonObject) e;
       t.add(new TableCheckpoint(j.getLong("table_id"), j.getString("table"), new Checkpoint(j.getLong("checkpoint_ts"),
-          j.getLong("cursor_commit_ts", 0L), j.getLong("next_row_seq", 0L))));
+          j.getLong("cursor_commit_ts", 0L), j.getLong("next_row_seq", 0L)), j.getLong("dropped_ts", 0L)));
     }
     return new FeedCheckpoint(o.getLong("checkpoint_ts", 0L), t);
   }

@@ -1,5 +1,6 @@
 package dev.sluice.broker.changefeed;
 
+import dev.sluice.api.secret.Redactor;
 import io.vertx.core.json.JsonObject;
 
 /**
@@ -16,6 +17,10 @@ import io.vertx.core.json.JsonObject;
  * @param atMs      when, ms since the epoch
  */
 public record FeedError(String code, String message, boolean retryable, long atMs) {
+
+  public FeedError {
+    message = Redactor.redact(message);   // it is persisted and shown: whatever made it, no secret stays in it
+  }
 
   public JsonObject toJson() {
     return new JsonObject().put("code", code).put("message", message).put("retryable", retryable).put("at_ms", atMs);

@@ -2,6 +2,7 @@ package dev.sluice.broker.changefeed;
 
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.TransientException;
+import dev.sluice.api.secret.Redactor;
 import io.vertx.core.Vertx;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
@@ -40,15 +41,18 @@ final class FeedWork {
     this.reports = reports;
   }
 
-  /** Starts run {@code runId} of {@code r} from its checkpoint (or what a stop of its generation recorded). */
-  void start(FeedLane lane, ChangefeedRecord r, long runId) {
+  /**
+   * Starts run {@code runId} of {@code r} from its checkpoint (or what a stop of its generation recorded),
+   * its sink writing with fencing token {@code token}.
+   */
+  void start(FeedLane lane, ChangefeedRecord r, long runId, long token) {
     String id = r.id();
     long gen = r.generation();
     lane.submit(() -> {
       try {
         stopLeftover(lane, id);
         HostedRuntime run = HostedRuntime.start(vertx, sinks, id, gen, runId, r.spec(),
-            r.checkpoint().max(lane.stoppedAt(gen)), host.grpcAddress());
+            r.checkpoint().max(lane.stoppedAt(gen)), host.grpcAddress(), host.clientSecurity(), token);
         lane.runtime(run);
         run.completion().whenComplete((v, e) -> {
           if (e != null) {
@@ -68,7 +72,7 @@ final class FeedWork {
       try {
         stopLeftover(lane, id);
       } catch (RuntimeException e) {
-        log.atError().addKeyValue("changefeedId", id).setCause(e)
+        log.atError().addKeyValue("changefeedId", id).setCause(Redactor.scrub(e))
             .log("changefeed runtime did not stop; the next start or cleanup tries again");
       }
     });

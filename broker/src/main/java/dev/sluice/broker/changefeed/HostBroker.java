@@ -1,6 +1,7 @@
 package dev.sluice.broker.changefeed;
 
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
 
 /**
  * What the supervisor needs of the broker it runs in: where to connect when a changefeed names no
@@ -20,6 +21,17 @@ public interface HostBroker {
   /** The ts a changefeed created "now" starts after: the broker's resolved ts. */
   long resolvedTs();
 
+  /** How hosted changefeeds dial brokers: TLS, client certificate, token (none on an open loopback node). */
+  default dev.sluice.dispatcher.ClientSecurity clientSecurity() {
+    return dev.sluice.dispatcher.ClientSecurity.none();
+  }
+
   /** Dispatchers of {@code changefeedId} registered on this broker. */
   CompletionStage<Long> dispatchersOf(String changefeedId);
+
+  /**
+   * Makes this broker's GC keep everything after {@code lowestHeldTs} (the lowest checkpoint the hosted
+   * changefeeds hold, {@link Long#MAX_VALUE} for none); read from the GC's thread.
+   */
+  void holdGc(LongSupplier lowestHeldTs);
 }

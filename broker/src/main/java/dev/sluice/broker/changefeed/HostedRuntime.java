@@ -22,7 +22,8 @@ import java.util.concurrent.TimeoutException;
  * lane of that changefeed, never concurrently.
  *
  * <pre>{@code
- * HostedRuntime run = HostedRuntime.start(vertx, sinks, "orders", 3, 17, spec, kept, "127.0.0.1:8300");
+ * HostedRuntime run = HostedRuntime.start(vertx, sinks, "orders", 3, 17, spec, kept, "127.0.0.1:8300",
+ *     ClientSecurity.none(), token);
  * FeedCheckpoint last = run.stop(Duration.ofSeconds(15));
  * }</pre>
  */
@@ -49,20 +50,23 @@ final class HostedRuntime {
 
   /**
    * Opens the sink, connects to the brokers ({@code localBroker} when the spec names none) and starts
-   * the runtime from the later of the spec's start ts, the sink's checkpoint and {@code resumeFrom}.
+   * the runtime from the later of the spec's start ts, the sink's checkpoint and {@code resumeFrom}. The sink
+   * writes fenced by {@code token}, this node's assignment of the changefeed.
    */
   static HostedRuntime start(Vertx vertx, SinkConnector sinks, String id, long generation, long runId,
-      ChangefeedSpec spec, FeedCheckpoint resumeFrom, String localBroker) {
-    ResumingSink sink = new ResumingSink(sinks.open(spec.sink(), id, spec.options()), resumeFrom);
+      ChangefeedSpec spec, FeedCheckpoint resumeFrom, String localBroker,
+      dev.sluice.dispatcher.ClientSecurity security, long token) {
+    ResumingSink sink = new ResumingSink(sinks.open(spec.sink(), id, spec.options(), token), resumeFrom);
     SluiceClient client = null;
     try {
       List<String> brokers = spec.brokers().isEmpty() ? List.of(localBroker) : spec.brokers();
       // a private registry: the collector's meters are tagged by collector id and never removed
       client = SluiceClient.connect(vertx, ClientConfig.of(brokers.toArray(String[]::new))
-          .withCollectorId("changefeed-" + id + "-g" + generation), new SimpleMeterRegistry());
+          .withCollectorId("changefeed-" + id + "-g" + generation).withSecurity(security), new SimpleMeterRegistry());
       ChangefeedDefinition definition = ChangefeedDefinition.of(id, spec.filter(), spec.startTs())
           .withTablePollInterval(Duration.ofMillis(spec.options().tablePollIntervalMs()))
-          .withMaxBatchTransactions(spec.options().maxBatchTransactions());
+          .withMaxBatchTransactions(spec.options().maxBatchTransactions())
+          .withApplyMode(spec.options().applyMode());
       ChangefeedRuntime runtime = ChangefeedRuntime.start(client, definition, sink);
       return new HostedRuntime(id, generation, runId, client, sink, runtime, resumeFrom);
     } catch (RuntimeException e) {
@@ -122,7 +126,8 @@ final class HostedRuntime {
   /** What the runtime reports as applied (the JSON-to-stdout sink keeps no checkpoint of its own). */
   static FeedCheckpoint fromStatus(ChangefeedStatus status) {
     List<FeedCheckpoint.TableCheckpoint> tables = status.tables().stream()
-        .map(t -> new FeedCheckpoint.TableCheckpoint(t.tableId(), t.table(), t.checkpoint())).toList();
+        .map(t -> new FeedCheckpoint.TableCheckpoint(t.tableId(), t.table(), t.checkpoint(),
+            t.phase() == ChangefeedStatus.TablePhase.ENDED ? Math.max(1, t.checkpoint().ts()) : 0)).toList();
     return new FeedCheckpoint(status.checkpointTs(), tables);
   }
 }

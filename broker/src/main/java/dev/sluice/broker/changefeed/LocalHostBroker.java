@@ -4,6 +4,7 @@ import dev.sluice.broker.server.EventService;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.schema.SchemaStore;
 import java.util.concurrent.CompletionStage;
+import java.util.function.LongSupplier;
 
 /**
  * The broker process the supervisor runs in: its own event service, reached at the address it listens
@@ -18,11 +19,24 @@ public final class LocalHostBroker implements HostBroker {
   private final EventService service;
   private final EventStore events;
   private final SchemaStore schema;
+  private final dev.sluice.dispatcher.ClientSecurity security;
 
   public LocalHostBroker(EventService service, EventStore events, SchemaStore schema) {
+    this(service, events, schema, dev.sluice.dispatcher.ClientSecurity.none());
+  }
+
+  /** A host whose changefeeds dial brokers with {@code security} (TLS, token). */
+  public LocalHostBroker(EventService service, EventStore events, SchemaStore schema,
+      dev.sluice.dispatcher.ClientSecurity security) {
     this.service = service;
     this.events = events;
     this.schema = schema;
+    this.security = security;
+  }
+
+  @Override
+  public dev.sluice.dispatcher.ClientSecurity clientSecurity() {
+    return security;
   }
 
   @Override
@@ -39,5 +53,10 @@ public final class LocalHostBroker implements HostBroker {
   public CompletionStage<Long> dispatchersOf(String changefeedId) {
     return service.controlPlane().dispatchers()
         .map(all -> all.stream().filter(d -> changefeedId.equals(d.changefeedId())).count()).toCompletionStage();
+  }
+
+  @Override
+  public void holdGc(LongSupplier lowestHeldTs) {
+    service.controlPlane().holdGc(lowestHeldTs);
   }
 }

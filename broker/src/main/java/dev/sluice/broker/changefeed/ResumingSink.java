@@ -4,6 +4,7 @@ import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.DdlChange;
 import dev.sluice.dispatcher.Transaction;
 import dev.sluice.dispatcher.sink.Sink;
+import dev.sluice.dispatcher.sink.SinkChange;
 import dev.sluice.dispatcher.sink.SinkCheckpoint;
 import java.util.HashMap;
 import java.util.List;
@@ -38,7 +39,7 @@ final class ResumingSink implements Sink {
     Map<Long, SinkCheckpoint.TableProgress> tables = new HashMap<>(kept.tables());
     own.tables().forEach((id, p) -> tables.merge(id, p, (k, o) -> {
       Checkpoint later = o.applied().max(k.applied());
-      return new SinkCheckpoint.TableProgress(o.tableName(), later, o.ddlTs());
+      return new SinkCheckpoint.TableProgress(o.tableName(), later, o.ddlTs(), Math.max(o.droppedTs(), k.droppedTs()));
     }));
     return new SinkCheckpoint(Math.max(own.checkpointTs(), kept.checkpointTs()), tables);
   }
@@ -56,6 +57,16 @@ final class ResumingSink implements Sink {
   @Override
   public void applyDdl(DdlChange ddl, long changefeedCheckpointTs) {
     sink.applyDdl(ddl, changefeedCheckpointTs);
+  }
+
+  @Override
+  public void applyInOrder(List<SinkChange> changes, boolean commit, long changefeedCheckpointTs) {
+    sink.applyInOrder(changes, commit, changefeedCheckpointTs);
+  }
+
+  @Override
+  public void markDropped(long tableId, String tableName, long droppedTs) {
+    sink.markDropped(tableId, tableName, droppedTs);
   }
 
   @Override

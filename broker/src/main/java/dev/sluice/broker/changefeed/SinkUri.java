@@ -1,10 +1,10 @@
 package dev.sluice.broker.changefeed;
 
+import dev.sluice.api.secret.Redactor;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.nio.file.Path;
 import java.util.Objects;
-import java.util.regex.Pattern;
 
 /**
  * Where a hosted changefeed writes, parsed and checked when the changefeed is created or updated so
@@ -13,14 +13,16 @@ import java.util.regex.Pattern;
  * <ul>
  *   <li>{@code jdbc:postgresql://host:port/db?user=u&password=p} — PostgreSQL, exactly once
  *   <li>{@code jdbc:mariadb://host:port/db?user=u&password=p} or {@code jdbc:mysql://...} — exactly once
- *   <li>{@code jsonl:file:/absolute/path.jsonl} — JSON lines, at least once, checkpoint in {@code path.checkpoint}
+ *   <li>{@code jsonl:file:orders.jsonl} or {@code jsonl:file:/absolute/path.jsonl} — JSON lines, at least once,
+ *       checkpoint in {@code path.checkpoint}; only inside the file sink directory ({@link FileSinkDirectory}), a
+ *       relative path is taken there
  *   <li>{@code jsonl:stdout} — JSON lines on the broker's standard output, at least once
  * </ul>
  * Credentials stay in the URI (the JDBC drivers read {@code user} and {@code password} parameters);
- * {@link #redacted()} is what the API shows.
+ * {@link #redacted()} ({@link Redactor}) is what the API shows.
  *
  * <pre>{@code
- * SinkUri sink = SinkUri.parse("jsonl:file:/var/lib/sluice/orders.jsonl");
+ * SinkUri sink = SinkUri.parse("jsonl:file:orders.jsonl");
  * sink.kind();   // JSONL_FILE
  * }</pre>
  *
@@ -28,9 +30,6 @@ import java.util.regex.Pattern;
  * @param uri  the URI as given
  */
 public record SinkUri(Kind kind, String uri) {
-
-  private static final Pattern SECRET_PARAM = Pattern.compile("(?i)((?:password|sslpassword)=)[^&;]*");
-  private static final Pattern USER_INFO = Pattern.compile("(//[^/@:]*:)[^/@]*@");
 
   /** The sink kinds. */
   public enum Kind {
@@ -64,9 +63,9 @@ public record SinkUri(Kind kind, String uri) {
     }
     if (text.startsWith("jsonl:file:")) {
       String path = text.substring("jsonl:file:".length());
-      if (!path.startsWith("/") || path.endsWith("/") || path.contains("\0")) {
-        throw InvalidChangefeedException.field("sink_uri", "jsonl:file: needs an absolute file path such as"
-            + " jsonl:file:/var/lib/sluice/out.jsonl, got \"" + text + "\"");
+      if (path.isBlank() || path.endsWith("/") || path.contains("\0")) {
+        throw InvalidChangefeedException.field("sink_uri", "jsonl:file: needs a file path such as jsonl:file:orders.jsonl"
+            + " (in the file sink directory) or an absolute one inside it, got \"" + redact(text) + "\"");
       }
       return new SinkUri(Kind.JSONL_FILE, text);
     }
@@ -102,7 +101,7 @@ public record SinkUri(Kind kind, String uri) {
     return uri;
   }
 
-  /** The JSON lines file (for {@link Kind#JSONL_FILE}). */
+  /** The JSON lines file (for {@link Kind#JSONL_FILE}); relative as given until {@link FileSinkDirectory#confine}. */
   public Path file() {
     return Path.of(uri.substring("jsonl:file:".length()));
   }
@@ -113,7 +112,7 @@ public record SinkUri(Kind kind, String uri) {
   }
 
   static String redact(String text) {
-    return USER_INFO.matcher(SECRET_PARAM.matcher(text).replaceAll("$1***")).replaceAll("$1***@");
+    return Redactor.redact(text);
   }
 
   @Override

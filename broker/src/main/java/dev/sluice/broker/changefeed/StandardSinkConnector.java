@@ -1,6 +1,8 @@
 package dev.sluice.broker.changefeed;
 
+import dev.sluice.api.secret.Redactor;
 import dev.sluice.dispatcher.sink.JdbcSinkConfig;
+import dev.sluice.dispatcher.sink.JdbcTarget;
 import dev.sluice.dispatcher.sink.JdbcUpsertSink;
 import dev.sluice.dispatcher.sink.JsonLinesSink;
 import dev.sluice.dispatcher.sink.Sink;
@@ -11,9 +13,10 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
+import java.time.Duration;
+import java.util.Set;
 
 /**
  * The sinks of the dispatcher library, opened from a {@link SinkUri}: {@link JdbcUpsertSink} (with the
@@ -35,13 +38,49 @@ public final class StandardSinkConnector implements SinkConnector {
   }
 
   @Override
-  public Sink open(SinkUri uri, String changefeedId, ChangefeedOptions options) {
+  public Sink open(SinkUri uri, String changefeedId, ChangefeedOptions options, long fenceToken) {
     return switch (uri.kind()) {
       case JDBC -> JdbcUpsertSink.open(new JdbcSinkConfig(uri.jdbcUrl(), null, null, changefeedId,
-          options.targetSchema(), options.batchSize(), options.createTables(), null));
+          options.targetSchema(), options.batchSize(), options.createTables(), null, fenceToken));
       case JSONL_FILE -> JsonLinesSink.toFile(uri.file(), changefeedId);
       case JSONL_STDOUT -> JsonLinesSink.toStream(new UnclosableStream(stdout), null, changefeedId);
     };
+  }
+
+  @Override
+  public void check(SinkUri uri, ChangefeedOptions options, Duration timeout) {
+    switch (uri.kind()) {
+      case JDBC -> {
+        try {
+          JdbcTarget.check(uri.jdbcUrl(), null, null, timeout);
+        } catch (SQLException e) {
+          Set<String> secrets = Redactor.secretsIn(uri.uri());   // a driver may echo the password its own way
+          throw new SinkCheckFailedException(uri, Redactor.redact(e.getMessage(), secrets) + " (SQL state "
+              + e.getSQLState() + ")", Redactor.scrub(e, secrets));
+        }
+      }
+      case JSONL_FILE -> checkFile(uri);
+      case JSONL_STDOUT -> {
+        // the broker's own stdout: nothing that can fail now
+      }
+    }
+  }
+
+  private static void checkFile(SinkUri uri) {
+    Path file = uri.file();
+    Path parent = file.toAbsolutePath().getParent();
+    try {
+      Files.createDirectories(parent);
+    } catch (IOException e) {
+      throw new SinkCheckFailedException(uri, "cannot create the directory " + parent + ": " + e, e);
+    }
+    if (Files.exists(file) && !Files.isRegularFile(file)) {
+      throw new SinkCheckFailedException(uri, file + " exists and is not a regular file", null);
+    }
+    if (Files.exists(file) ? !Files.isWritable(file) : !Files.isWritable(parent)) {
+      throw new SinkCheckFailedException(uri, (Files.exists(file) ? file : parent) + " is not writable by the"
+          + " server's user", null);
+    }
   }
 
   @Override
@@ -64,7 +103,7 @@ public final class StandardSinkConnector implements SinkConnector {
   }
 
   private static void dropJdbcCheckpoint(SinkUri uri, String changefeedId) {
-    try (Connection c = DriverManager.getConnection(uri.jdbcUrl())) {
+    try (Connection c = JdbcTarget.connect(uri.jdbcUrl(), null, null)) {
       // one statement per table in autocommit: each is idempotent, so a failure in between is retried whole
       // unqualified: the sink keeps these tables in the connection's default schema, as resolved here
       for (String table : new String[] {JdbcSinkConfig.TABLE_CHECKPOINT_TABLE, JdbcSinkConfig.CHECKPOINT_TABLE}) {
@@ -79,8 +118,10 @@ public final class StandardSinkConnector implements SinkConnector {
         }
       }
     } catch (SQLException e) {
+      Set<String> secrets = Redactor.secretsIn(uri.uri());
       throw new SinkUnavailableException("cannot remove the checkpoint of changefeed \"" + changefeedId + "\" from "
-          + uri.redacted() + ": " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
+          + uri.redacted() + ": " + Redactor.redact(e.getMessage(), secrets) + " (SQLState " + e.getSQLState() + ")",
+          Redactor.scrub(e, secrets));
     }
   }
 

@@ -22,6 +22,7 @@ import picocli.CommandLine.Spec;
  * sluice changefeed create orders --include 'public.*' --sink-uri 'jdbc:postgresql://db/warehouse?user=u&password=p'
  * sluice changefeed get orders --json
  * sluice changefeed delete orders --keep-meta
+ * sluice changefeed purge orders        # discards the checkpoint the keep-meta delete kept
  * }</pre>
  */
 @Command(name = "changefeed", mixinStandardHelpOptions = true,
@@ -29,7 +30,7 @@ import picocli.CommandLine.Spec;
     footer = ExitCode.HELP,
     subcommands = {ChangefeedCommand.Create.class, ChangefeedCommand.ListAll.class, ChangefeedCommand.Get.class,
         ChangefeedCommand.Pause.class, ChangefeedCommand.Resume.class, ChangefeedCommand.Update.class,
-        ChangefeedCommand.Delete.class})
+        ChangefeedCommand.Delete.class, ChangefeedCommand.Purge.class})
 public final class ChangefeedCommand implements Runnable {
 
   private static final String BASE = "/api/v1/changefeeds";
@@ -49,7 +50,8 @@ public final class ChangefeedCommand implements Runnable {
   /** The definition options shared by create and update. */
   static final class DefinitionOptions {
     @Option(names = "--sink-uri", paramLabel = "URI", description = "jdbc:postgresql://..., jdbc:mariadb://...,"
-        + " jdbc:mysql://..., jsonl:file:/path or jsonl:stdout.")
+        + " jdbc:mysql://..., jsonl:file:PATH (in the server's file sink directory) or jsonl:stdout; checked before"
+        + " the server records it.")
     String sinkUri;
 
     @Option(names = "--include", paramLabel = "SCHEMA.TABLE", description = "Table rule with globs * and ?; repeatable.")
@@ -64,8 +66,17 @@ public final class ChangefeedCommand implements Runnable {
     List<String> brokers;
 
     @Option(names = "--option", paramLabel = "KEY=VALUE", description = "table_poll_interval_ms, max_batch_transactions,"
-        + " target_schema, batch_size, create_tables; repeatable.")
+        + " target_schema, batch_size, create_tables, apply_mode (transaction or table), gc_ttl_s; repeatable.")
     Map<String, String> options;
+
+    @Option(names = "--no-validate", description = "Do not check that a new sink works before the server records it"
+        + " (it then fails and retries until the sink works).")
+    boolean noValidate;
+
+    /** The query string of the request: {@code ?validate=false} with --no-validate. */
+    String query() {
+      return noValidate ? "?validate=false" : "";
+    }
 
     JsonObject toJson() {
       JsonObject o = new JsonObject();
@@ -92,7 +103,8 @@ public final class ChangefeedCommand implements Runnable {
   }
 
   @Command(name = "create", mixinStandardHelpOptions = true, footer = ExitCode.HELP,
-      description = "Create a changefeed (re-creating a deleted id with kept metadata resumes from its checkpoint).")
+      description = {"Create a changefeed (re-creating a deleted id with kept metadata resumes from its checkpoint).",
+          "The server checks the sink first and refuses one that does not work (exit 2), unless --no-validate."})
   static final class Create extends AdminCall {
     @Parameters(index = "0", paramLabel = "ID", description = "Changefeed id.")
     String id;
@@ -110,7 +122,7 @@ public final class ChangefeedCommand implements Runnable {
       if (startTs != null) {
         body.put("start_ts", startTs);
       }
-      return send("POST", BASE, body, r -> ChangefeedPrinter.printOne(out(), r.json()));
+      return send("POST", BASE + definition.query(), body, r -> ChangefeedPrinter.printOne(out(), r.json()));
     }
   }
 
@@ -175,7 +187,8 @@ public final class ChangefeedCommand implements Runnable {
 
     @Override
     public Integer call() {
-      return send("PATCH", path(id), definition.toJson(), r -> ChangefeedPrinter.printOne(out(), r.json()));
+      return send("PATCH", path(id) + definition.query(), definition.toJson(),
+          r -> ChangefeedPrinter.printOne(out(), r.json()));
     }
   }
 
@@ -191,60 +204,83 @@ public final class ChangefeedCommand implements Runnable {
     @Option(names = "--keep-meta", description = "Keep the checkpoint and per-table progress for a later re-create.")
     boolean keepMeta;
 
-    @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "PT60S", description = "How long to wait for a"
-        + " deletion that continues in the background, ISO-8601 (default: ${DEFAULT-VALUE}; PT0S = do not wait).")
+    @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "60s", converter = DurationConverter.class,
+        description = "How long to wait for a deletion that continues in the background, such as 30s, 2m or ISO-8601"
+            + " (default: ${DEFAULT-VALUE}; 0s = do not wait).")
     Duration wait;
 
     @Override
     public Integer call() {
-      String p = path(id) + "?keep_meta=" + keepMeta;
-      List<String> status = new ArrayList<>();
-      int code = send("DELETE", p, null, r -> {
-        if (r.status() == 202) {
-          status.add(r.location().orElse(path(id) + "/deletion/" + r.json().getLong("generation")));
-        } else {
-          out().println("deleted " + id + (keepMeta ? " (metadata kept)" : ""));
-        }
-      });
-      if (code != ExitCode.OK || status.isEmpty()) {
-        return code;
-      }
-      return awaitDeletion(status.get(0));
+      return deleteAndWait(this, id, path(id) + "?keep_meta=" + keepMeta, wait,
+          "deleted " + id + (keepMeta ? " (metadata kept)" : ""));
     }
+  }
 
-    private int awaitDeletion(String statusPath) {
-      long deadline = System.nanoTime() + wait.toNanos();
-      while (true) {
-        AdminClient.Response r;
-        try {
-          r = admin.client().send("GET", statusPath, null);
-        } catch (AdminClient.AdminUnreachableException e) {
-          err().println("sluice: " + e.getMessage());
-          return ExitCode.SERVER;
-        }
-        if (r.status() != 200) {
-          return send("GET", statusPath, null, x -> { });
-        }
-        JsonObject s = r.json();
-        if ("COMPLETED".equals(s.getString("phase"))) {
-          out().println("deleted " + id + (keepMeta ? " (metadata kept)" : ""));
-          out().flush();
-          return ExitCode.OK;
-        }
-        if (System.nanoTime() - deadline >= 0) {
-          JsonObject last = s.getJsonObject("last_error");
-          err().println("sluice: the deletion of " + id + " continues in the background; follow it at " + statusPath
-              + (last == null ? "" : " (last error: " + last.getString("message") + ")"));
-          err().flush();
-          return ExitCode.SERVER;
-        }
-        try {
-          Thread.sleep(200);   // polling a status URL: nothing to wait on but time
-        } catch (InterruptedException e) {
-          Thread.currentThread().interrupt();
-          return ExitCode.SERVER;
-        }
+  /** DELETE {@code pathAndQuery}; a deletion that continues in the background is followed up to {@code wait}. */
+  static int deleteAndWait(AdminCall call, String id, String pathAndQuery, Duration wait, String done) {
+    List<String> status = new ArrayList<>();
+    int code = call.send("DELETE", pathAndQuery, null, r -> {
+      if (r.status() == 202) {
+        status.add(r.location().orElse(path(id) + "/deletion/" + r.json().getLong("generation")));
+      } else {
+        call.out().println(done);
       }
+    });
+    if (code != ExitCode.OK || status.isEmpty()) {
+      return code;
+    }
+    String statusPath = status.get(0);
+    long deadline = System.nanoTime() + wait.toNanos();
+    while (true) {
+      AdminClient.Response r;
+      try {
+        r = call.admin.client().send("GET", statusPath, null);
+      } catch (AdminClient.AdminUnreachableException e) {
+        call.err().println("sluice: " + e.getMessage());
+        return ExitCode.SERVER;
+      }
+      if (r.status() != 200) {
+        return call.send("GET", statusPath, null, x -> { });
+      }
+      JsonObject s = r.json();
+      if ("COMPLETED".equals(s.getString("phase"))) {
+        call.out().println(done);
+        call.out().flush();
+        return ExitCode.OK;
+      }
+      if (System.nanoTime() - deadline >= 0) {
+        JsonObject last = s.getJsonObject("last_error");
+        call.err().println("sluice: the deletion of " + id + " continues in the background; follow it at " + statusPath
+            + (last == null ? "" : " (last error: " + last.getString("message") + ")"));
+        call.err().flush();
+        return ExitCode.SERVER;
+      }
+      try {
+        Thread.sleep(200);   // polling a status URL: nothing to wait on but time
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return ExitCode.SERVER;
+      }
+    }
+  }
+
+  @Command(name = "purge", mixinStandardHelpOptions = true, footer = ExitCode.HELP,
+      description = {"Discard what is kept of a changefeed's progress: the checkpoint a delete --keep-meta kept (on the"
+          + " server, and the sink's checkpoint rows or file), so creating the id again starts afresh and the broker's"
+          + " GC no longer keeps events for it.",
+          "On a changefeed that exists this is a delete without --keep-meta. The rows already written to the sink are"
+              + " never removed."})
+  static final class Purge extends AdminCall {
+    @Parameters(index = "0", paramLabel = "ID")
+    String id;
+
+    @Option(names = "--wait", paramLabel = "DURATION", defaultValue = "PT60S", description = "How long to wait for a"
+        + " purge that continues in the background, ISO-8601 (default: ${DEFAULT-VALUE}; PT0S = do not wait).")
+    Duration wait;
+
+    @Override
+    public Integer call() {
+      return deleteAndWait(this, id, path(id) + "?purge=true", wait, "purged " + id);
     }
   }
 }

@@ -31,6 +31,15 @@ final class ChangefeedPrinter {
     out.printf("start ts:    %d%n", d.getLong("start_ts"));
     out.printf("checkpoint:  %d (lag %d ts, %s ms)%n", c.getLong("checkpoint_ts"), c.getLong("lag_ts"),
         c.getValue("lag_ms") == null ? "-" : c.getLong("lag_ms"));
+    if (c.getString("apply_mode") != null) {
+      out.printf("apply mode:  %s%n", c.getString("apply_mode"));
+    }
+    JsonObject hold = c.getJsonObject("gc_hold");
+    if (hold != null && !"NONE".equals(hold.getString("phase"))) {
+      out.printf("gc hold:     %s at %s%s%n", hold.getString("phase"), hold.getValue("held_ts"),
+          hold.getValue("expires_at_ms") == null ? "" : ", expires at " + java.time.Instant.ofEpochMilli(
+              hold.getLong("expires_at_ms")));
+    }
     JsonObject error = c.getJsonObject("error");
     if (error != null) {
       out.printf("error:       %s: %s%n", error.getString("code"), error.getString("message"));
@@ -40,12 +49,30 @@ final class ChangefeedPrinter {
       out.printf("deletion:    %s (keep_meta=%s, attempts %d)%n", deletion.getString("status_url"),
           deletion.getBoolean("keep_meta"), deletion.getInteger("attempts"));
     }
+    JsonArray warnings = c.getJsonArray("warnings");
+    if (warnings != null) {
+      for (Object w : warnings) {
+        out.printf("warning:     %s%n", w);
+      }
+    }
     JsonArray tables = c.getJsonArray("tables");
     for (Object o : tables) {
       JsonObject t = (JsonObject) o;
-      out.printf("  %-32s %-12s checkpoint %d  lag %d%n", t.getString("table"),
+      out.printf("  %-32s %-9s %-12s checkpoint %d  lag %d ts, %s ms%n", t.getString("table"),
+          t.getString("phase") == null ? "-" : t.getString("phase"),
           t.getString("dispatcher_state") == null ? "-" : t.getString("dispatcher_state"), t.getLong("checkpoint_ts"),
-          t.getLong("lag_ts"));
+          t.getLong("lag_ts"), t.getValue("lag_ms") == null ? "-" : t.getLong("lag_ms"));
+      if (t.getString("note") != null) {
+        out.printf("      %s%n", t.getString("note"));
+      }
+    }
+    JsonArray divergences = c.getJsonArray("divergences");
+    if (divergences != null) {
+      for (Object o : divergences) {
+        JsonObject v = (JsonObject) o;
+        out.printf("differs:     %s.%s since ts %d: %s%n", v.getString("table"), v.getString("column"),
+            v.getLong("since_ts"), v.getString("reason"));
+      }
     }
   }
 }

@@ -19,10 +19,13 @@ public final class ExitCode {
   public static final int NOT_FOUND = 3;
   /** The changefeed's state does not allow it, or the id is in use (HTTP 409). */
   public static final int CONFLICT = 4;
+  /** No valid credential (HTTP 401, gRPC UNAUTHENTICATED) or the principal may not do it (403, PERMISSION_DENIED). */
+  public static final int DENIED = 5;
 
   /** The footer every client command's --help shows. */
   public static final String HELP = "%nExit codes: 0 ok, 1 server or connection error, 2 usage or invalid request,"
-      + " 3 not found, 4 conflict (state does not allow it, or id in use).";
+      + " 3 not found, 4 conflict (state does not allow it, or id in use), 5 not authenticated or not allowed"
+      + " (docs/SECURITY.md).";
 
   private ExitCode() {}
 
@@ -35,6 +38,7 @@ public final class ExitCode {
       case 400, 405, 413 -> USAGE;
       case 404 -> NOT_FOUND;
       case 409 -> CONFLICT;
+      case 401, 403 -> DENIED;
       default -> SERVER;
     };
   }

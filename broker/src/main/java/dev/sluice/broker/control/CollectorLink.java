@@ -30,6 +30,9 @@ public interface CollectorLink {
   /** Features in force on this stream. */
   Set<String> features();
 
+  /** Who opened the stream: its table patterns bound what it may REGISTER and RESET. */
+  dev.sluice.broker.security.Principal principal();
+
   /** Queues a control message ahead of all queued data. */
   void sendControl(BrokerMessage message);
 

@@ -4,6 +4,7 @@ import dev.sluice.api.v1.DispatcherRequest;
 import dev.sluice.api.v1.HeartbeatBatch;
 import io.vertx.core.Future;
 import java.util.List;
+import java.util.function.LongSupplier;
 
 /**
  * The control plane as the stream endpoint and the admin API see it: a mailbox of immutable inputs.
@@ -25,4 +26,11 @@ public interface ControlPlane {
 
   /** Applies new limits (already validated). */
   void updateLimits(EventServiceLimits limits);
+
+  /**
+   * Adds a bound the GC point never passes besides the dispatchers': {@code lowestHeldTs} answers the
+   * lowest ts some consumer that is not connected still needs ({@link Long#MAX_VALUE} for none), such as
+   * the hosted changefeeds' checkpoints. Called from the control plane's thread: thread-safe and cheap.
+   */
+  void holdGc(LongSupplier lowestHeldTs);
 }

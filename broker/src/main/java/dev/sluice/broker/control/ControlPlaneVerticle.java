@@ -17,10 +17,13 @@ import dev.sluice.api.v1.HeartbeatBatch;
 import dev.sluice.api.v1.HeartbeatResponse;
 import dev.sluice.api.v1.Ready;
 import dev.sluice.api.v1.ResumeCursor;
+import dev.sluice.broker.security.AccessDeniedException;
+import dev.sluice.broker.security.AccessGuard;
+import dev.sluice.broker.security.AuditLog;
+import dev.sluice.broker.snapshot.SnapshotPlan;
+import dev.sluice.broker.snapshot.SnapshotPosition;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.ScanCursor;
-import dev.sluice.schema.DdlEvent;
-import dev.sluice.schema.DdlType;
 import dev.sluice.schema.SchemaStore;
 import dev.sluice.schema.UnknownTableException;
 import dev.sluice.schema.TableInfo;
@@ -67,8 +70,10 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
   private final LongConsumer gcAction;
   private final LongSupplier nanoClock;
   private final MeterRegistry meters;
+  private final boolean snapshots;
 
   private final DispatcherRegistry registry = new DispatcherRegistry();
+  private final AuditLog audit = AuditLog.system();
   private final Tombstones tombstones;
   private final GcCoordinator gc;
   private volatile EventServiceLimits limits;
@@ -77,15 +82,32 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
   private final AtomicInteger streamingCount = new AtomicInteger();
   private final AtomicInteger tombstoneCount = new AtomicInteger();
   private long gcTimer = -1;
+  private final List<LongSupplier> gcHolds = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** Time a request waits between the stream and this thread: how long control work queues. */
+  private java.util.function.LongFunction<String> elsewhere;
   private final Timer inboxWait;
 
   /**
    * @param gcAction runs the GC of both stores up to the given ts; called from this thread, must hand
    *                 the work off (it is I/O)
    */
+  /**
+   * Names other brokers that can serve a start ts this one refuses as too old (a cluster's members
+   * whose servable range covers it), appended to the refusal; "" when there are none. Set before deploy.
+   */
+  public void whereElse(java.util.function.LongFunction<String> hint) {
+    this.elsewhere = java.util.Objects.requireNonNull(hint, "hint");
+  }
+
   public ControlPlaneVerticle(EventServiceConfig config, SchemaStore schemaStore, EventStore eventStore,
       DataPlane dataPlane, LongConsumer gcAction, LongSupplier nanoClock, MeterRegistry meters) {
+    this(config, schemaStore, eventStore, dataPlane, false, gcAction, nanoClock, meters);
+  }
+
+  /** @param snapshots whether this broker reads snapshots (has an upstream to read them from) */
+  public ControlPlaneVerticle(EventServiceConfig config, SchemaStore schemaStore, EventStore eventStore,
+      DataPlane dataPlane, boolean snapshots, LongConsumer gcAction, LongSupplier nanoClock, MeterRegistry meters) {
+    this.snapshots = snapshots;
     this.config = config;
     this.schemaStore = schemaStore;
     this.eventStore = eventStore;
@@ -97,6 +119,7 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     this.tombstones = new Tombstones(config.tombstoneTtl().toNanos());
     this.gc = new GcCoordinator(config.gcRetention().toNanos(), config.detachedHoldTtl().toNanos(),
         Math.max(eventStore.gcTs(), schemaStore.gcTs()));
+    this.elsewhere = ts -> "";
     Gauge.builder("sluice.dispatchers", registeredCount, AtomicInteger::get).tag("state", "registered")
         .description("dispatchers registered and not streaming").register(meters);
     Gauge.builder("sluice.dispatchers", streamingCount, AtomicInteger::get).tag("state", "streaming")
@@ -195,7 +218,7 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     if (decision.effect().isEmpty()) {
       long ackEpoch = decision.status() == AckStatus.ACK_STATUS_STALE ? currentEpoch : r.getEpoch();
       reply(link, r, decision.status(), ackEpoch, decision.code().orElse(null),
-          reasonFor(decision, kind, currentEpoch), receivedAtNanos);
+          ControlRules.reason(state, kind, r.getEpoch(), currentEpoch), receivedAtNanos);
       return;
     }
     try {
@@ -230,24 +253,6 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     };
   }
 
-  private static String reasonFor(ControlDecision d, RequestKind kind, long currentEpoch) {
-    if (d.code().isPresent()) {
-      return switch (d.code().get()) {
-        case BAD_EPOCH -> "REGISTER must carry epoch 0; streams start only by RESET with epoch > 0";
-        case ID_IN_USE -> "the dispatcher id is registered with another span, start ts or options;"
-            + " remove it first or use a new id";
-        default -> d.code().get().name();
-      };
-    }
-    return switch (d.status()) {
-      case ACK_STATUS_STALE -> "epoch is not above the current epoch " + currentEpoch
-          + (kind == RequestKind.REGISTER_SAME || kind == RequestKind.REGISTER_DIFFERENT
-              ? " of a recently removed dispatcher; use a new dispatcher id" : "");
-      case ACK_STATUS_NOT_FOUND -> "dispatcher is not registered on this stream; REGISTER it first";
-      default -> "";
-    };
-  }
-
   /**
    * All-or-nothing: every check runs before the first change, so a rejection leaves no state (and a
    * take-over leaves the old registration in place).
@@ -262,18 +267,16 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
           + "); register on another member or raise the limit");
     }
     checkAboveGc(reg.startTs(), reg);
-    // the table must exist (and not be dropped) at the start ts, as far as the schema store knows yet
-    long schemaResolved = schemaStore.resolvedTs();
-    try {
-      tableInfoFrom(reg.span().tableId(), Math.min(reg.startTs(), schemaResolved));
-    } catch (UnknownTableException e) {
-      if (reg.startTs() > schemaResolved) {
-        // created after what this broker has captured yet (it lags, say after a failover): not unknown for good
-        throw SluiceException.of(ErrorCode.START_TS_AHEAD, "table " + reg.span().tableId() + " is not known at this"
-            + " broker's resolved ts " + schemaResolved + ", below start ts " + reg.startTs() + "; retry shortly");
-      }
-      throw e;
+    // as RESET: nothing above what both stores have resolved can be promised yet (transient: retry)
+    long servable = Math.min(eventStore.resolvedTs(), schemaStore.resolvedTs());
+    if (reg.startTs() > servable) {
+      throw SluiceException.of(ErrorCode.START_TS_AHEAD, "start ts " + reg.startTs() + " is above this broker's"
+          + " resolved ts " + servable + "; retry shortly or register from a lower ts");
     }
+    // the table must exist (and not be dropped) at the start ts, or be created after it
+    TableInfo atStart = StartTableInfo.byId(schemaStore, reg.span().tableId(), reg.startTs());
+    checkReadable(link, atStart, "REGISTER");   // a snapshot is a read of the table too: the same rule
+    RequestValidator.snapshot(r, link.features(), atStart, snapshots);
 
     if (replaced != null) {
       registry.remove(replaced.id());
@@ -309,6 +312,7 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     setStreaming(entry, false);
     TableInfo info;
     ScanCursor cursor;
+    SnapshotPlan snapshot = null;
     try {
       RequestValidator.resetMatches(r, reg);
       cursor = RequestValidator.cursor(r, link.features());
@@ -323,8 +327,16 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
         throw SluiceException.of(ErrorCode.START_TS_AHEAD, "resume cursor at ts " + cursor.commitTs()
             + " is above this broker's resolved ts " + servable + "; retry shortly or reset without the cursor");
       }
-      // resumed rows follow the schema of their own transaction, whose DDL (at the cursor's ts) is not re-sent
-      info = tableInfoFrom(reg.span().tableId(), cursor != null ? cursor.commitTs() : startTs);
+      // resumed rows follow the schema of their own transaction: with ddl-in-txn the version after the DDL the
+      // cursor passed (the later ones are sent at their places), else its last one (its DDL is not re-sent)
+      info = cursor == null ? StartTableInfo.byId(schemaStore, reg.span().tableId(), startTs)
+          : StartTableInfo.byId(schemaStore, reg.span().tableId(), cursor.commitTs(),
+              reg.ddlInTxn() ? cursor.nextRowSeq() : Long.MAX_VALUE);
+      checkReadable(link, info, "RESET");   // the table may have been renamed out of the principal's patterns
+      SnapshotPosition from = RequestValidator.snapshot(r, link.features(), info, snapshots);
+      if (from != null) {
+        snapshot = new SnapshotPlan(from, createdAfter(reg.span().tableId(), startTs));
+      }
     } catch (SluiceException e) {
       suspend(link, entry, epoch, e);
       throw e;
@@ -343,7 +355,8 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
       hs.setResumeCursor(ResumeCursor.newBuilder().setCommitTs(cursor.commitTs()).setNextRowSeq(cursor.nextRowSeq()));
     }
     link.sendHandshake(entry.id(), epoch, BrokerMessage.newBuilder().setHandshake(hs).build());
-    dataPlane.submit(new DataPlaneCommand.Reset(entry.id(), epoch, startTs, cursor, info.version()));
+    dataPlane.submit(new DataPlaneCommand.Reset(entry.id(), epoch, startTs, cursor, info.version(),
+        info.versionRowSeq(), snapshot));
     meters.timer("sluice.control.handshake.latency").record(nanoClock.getAsLong() - receivedAtNanos, TimeUnit.NANOSECONDS);
     log.atDebug().addKeyValue("dispatcherId", entry.id()).addKeyValue("changefeedId", reg.changefeedId())
         .addKeyValue("epoch", epoch).addKeyValue("startTs", startTs).log("dispatcher reset");
@@ -381,22 +394,22 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     log.atDebug().addKeyValue("dispatcherId", entry.id()).addKeyValue("epoch", r.getEpoch()).log("dispatcher removed");
   }
 
-  /**
-   * The table's info in force at {@code ts}; for a table created after {@code ts} (as far as the schema
-   * store knows yet), its definition at creation: a dispatcher may start just before the CREATE so that
-   * rows written in the creating transaction reach it too.
-   *
-   * @throws UnknownTableException when the table neither exists at {@code ts} nor is created after it
-   */
-  private TableInfo tableInfoFrom(long tableId, long ts) {
-    try {
-      return schemaStore.tableInfoAt(tableId, ts);
-    } catch (UnknownTableException e) {
-      List<DdlEvent> later = schemaStore.ddlEvents(tableId, ts, schemaStore.resolvedTs());
-      if (!later.isEmpty() && later.get(0).type() == DdlType.CREATE_TABLE) {
-        return later.get(0).tableInfoAfter();
-      }
+  /** Refuses (PERMISSION_DENIED, audited) a table outside the stream principal's table patterns. */
+  private void checkReadable(CollectorLink link, TableInfo info, String action) {
+    if (!link.principal().mayRead(info.qualifiedName())) {
+      AccessDeniedException e = AccessGuard.tableDenied(link.principal(), info.qualifiedName(), action);
+      audit.refused(e, action, info.qualifiedName(), link.collectorId());
       throw e;
+    }
+  }
+
+  /** Whether the table was created after {@code ts}: then the log, from {@code ts} on, holds all its rows. */
+  private boolean createdAfter(long tableId, long ts) {
+    try {
+      schemaStore.tableInfoAt(tableId, ts);
+      return false;
+    } catch (UnknownTableException e) {
+      return true;   // StartTableInfo found its CREATE after ts
     }
   }
 
@@ -405,8 +418,22 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     long gcTs = Math.max(Math.max(gc.gcTs(), eventStore.gcTs()), schemaStore.gcTs());
     if (startTs < gcTs) {
       throw RequestValidator.reject(ErrorCode.START_TS_BELOW_GC, "start ts " + startTs + " is below the GC point "
-          + gcTs + " of table span " + reg.span() + "; register again from " + gcTs + " or later");
+          + gcTs + " of table span " + reg.span() + "; register again from " + gcTs + " or later"
+          + elsewhereHint(startTs));
     }
+    // 0 asks for everything this broker has; a later ts below the floor would silently miss what came before
+    long floorTs = eventStore.floorTs();
+    if (startTs > 0 && startTs < floorTs) {
+      throw RequestValidator.reject(ErrorCode.START_TS_BELOW_GC, "start ts " + startTs + " is below " + floorTs
+          + ", where this broker's capture began (it joined later than the changes at that ts), for table span "
+          + reg.span() + "; register at a broker whose servable range covers " + startTs + ", or from " + floorTs
+          + " or later" + elsewhereHint(startTs));
+    }
+  }
+
+  private String elsewhereHint(long startTs) {
+    String others = elsewhere.apply(startTs);
+    return others.isEmpty() ? "" : " (members that can serve it: " + others + ")";
   }
 
   private void sendReady(CollectorLink link, DispatcherId id) {
@@ -470,6 +497,11 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     }
   }
 
+  @Override
+  public void holdGc(LongSupplier lowestHeldTs) {
+    gcHolds.add(lowestHeldTs);
+  }
+
   private void runGc() {
     long now = nanoClock.getAsLong();
     tombstoneCount.set(tombstones.sweep(now));
@@ -477,10 +509,21 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     for (DispatcherEntry e : registry.all()) {
       minLive = Math.min(minLive, e.checkpointTs);
     }
+    long held = Long.MAX_VALUE;
+    for (LongSupplier hold : gcHolds) {
+      try {
+        held = Math.min(held, hold.getAsLong());
+      } catch (RuntimeException e) {
+        log.atWarn().setCause(e).log("a GC hold could not be read; the GC point stays this round");
+        return;
+      }
+    }
+    minLive = Math.min(minLive, held);
     long target = gc.next(minLive, Math.min(eventStore.resolvedTs(), schemaStore.resolvedTs()), now);
     if (target >= 0) {
       log.atInfo().addKeyValue("gcTs", target).addKeyValue("dispatchers", registry.size())
-          .addKeyValue("detachedHolds", gc.detachedHolds()).log("advancing GC point");
+          .addKeyValue("detachedHolds", gc.detachedHolds())
+          .addKeyValue("heldTs", held == Long.MAX_VALUE ? null : held).log("advancing GC point");
       gcAction.accept(target);
     }
   }

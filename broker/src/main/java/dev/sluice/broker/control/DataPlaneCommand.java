@@ -1,6 +1,7 @@
 package dev.sluice.broker.control;
 
 import dev.sluice.api.DispatcherId;
+import dev.sluice.broker.snapshot.SnapshotPlan;
 import dev.sluice.broker.store.ScanCursor;
 
 /**
@@ -26,9 +27,18 @@ public sealed interface DataPlaneCommand {
    *
    * @param cursor           resume point inside the transaction after startTs, or null
    * @param tableInfoVersion version of the table info the handshake carried
+   * @param tableInfoVersionRowSeq its row seq (which of several versions of that commit ts)
+   * @param snapshot         the snapshot this epoch runs, or null for none
    */
-  record Reset(DispatcherId id, long epoch, long startTs, ScanCursor cursor, long tableInfoVersion)
-      implements DataPlaneCommand {}
+  record Reset(DispatcherId id, long epoch, long startTs, ScanCursor cursor, long tableInfoVersion,
+      long tableInfoVersionRowSeq, SnapshotPlan snapshot) implements DataPlaneCommand {
+
+    /** A reset without a snapshot. */
+    public Reset(DispatcherId id, long epoch, long startTs, ScanCursor cursor, long tableInfoVersion,
+        long tableInfoVersionRowSeq) {
+      this(id, epoch, startTs, cursor, tableInfoVersion, tableInfoVersionRowSeq, null);
+    }
+  }
 
   /** The epoch moved on without a handshake (rejected RESET): stop streaming the old epoch. */
   record Suspend(DispatcherId id, long epoch) implements DataPlaneCommand {}

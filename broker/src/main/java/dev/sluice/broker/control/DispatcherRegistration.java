@@ -16,9 +16,11 @@ import java.util.Set;
  * @param syncPointIntervalS sync point interval in seconds, 0 = none
  * @param syncPointFirstTs   no sync point at or below this ts
  * @param fragments      whether large transactions may be sent in fragments
+ * @param ddlInTxn       whether DDL goes at its place inside its transaction (feature ddl-in-txn), the
+ *                       transaction's rows split around it; otherwise before all of them
  */
 public record DispatcherRegistration(DispatcherId id, String changefeedId, TableSpan span, long startTs,
-    Set<RowOp> ignoredOps, int syncPointIntervalS, long syncPointFirstTs, boolean fragments) {
+    Set<RowOp> ignoredOps, int syncPointIntervalS, long syncPointFirstTs, boolean fragments, boolean ddlInTxn) {
 
   public DispatcherRegistration {
     ignoredOps = Set.copyOf(ignoredOps);

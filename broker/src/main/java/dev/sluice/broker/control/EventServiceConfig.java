@@ -1,5 +1,6 @@
 package dev.sluice.broker.control;
 
+import dev.sluice.broker.snapshot.SnapshotConfig;
 import java.time.Duration;
 
 /**
@@ -23,12 +24,16 @@ import java.time.Duration;
  *                               slow consumer (default {@value #DEFAULT_CONTROL_QUEUE_MESSAGES})
  * @param scanThreadNice         OS niceness of scan threads, 0 to 19 (0: as the rest of the broker; default
  *                               {@value #DEFAULT_SCAN_THREAD_NICE}), so control and I/O threads win the CPU
- *                               when catch-up scans saturate it (Linux; see {@code ScanThreadPriority})
+ *                               when catch-up scans saturate it (Linux; see {@code ScanThreadPriority}); snapshot
+ *                               readers run at the same niceness
+ * @param connections            what the gRPC port admits: connection cap, preface, Hello and idle deadlines
+ *                               ({@link ConnectionLimits#defaults()})
+ * @param snapshot               the snapshot readers (docs/EVENT-SERVICE.md "Snapshots")
  */
 public record EventServiceConfig(EventServiceLimits limits, int dataPlaneInstances, int maxMessageBytes,
     Duration resolvedFlushInterval, Duration idleResolvedInterval, Duration tickInterval, Duration tombstoneTtl,
     Duration detachedHoldTtl, Duration gcInterval, Duration gcRetention, int controlQueueMessages,
-    int scanThreadNice) {
+    int scanThreadNice, ConnectionLimits connections, SnapshotConfig snapshot) {
 
   public static final int DEFAULT_DATA_PLANE_INSTANCES = 2;
   public static final int DEFAULT_MAX_MESSAGE_BYTES = 4 << 20;
@@ -69,46 +74,77 @@ public record EventServiceConfig(EventServiceLimits limits, int dataPlaneInstanc
     if (scanThreadNice < 0 || scanThreadNice > 19) {
       throw new IllegalArgumentException("scanThreadNice must be in [0, 19], got " + scanThreadNice);
     }
+    if (connections == null) {
+      throw new IllegalArgumentException("connections must be set");
+    }
+    if (snapshot == null) {
+      throw new IllegalArgumentException("snapshot must be set");
+    }
+  }
+
+  /** Default snapshot readers. */
+  public EventServiceConfig(EventServiceLimits limits, int dataPlaneInstances, int maxMessageBytes,
+      Duration resolvedFlushInterval, Duration idleResolvedInterval, Duration tickInterval, Duration tombstoneTtl,
+      Duration detachedHoldTtl, Duration gcInterval, Duration gcRetention, int controlQueueMessages,
+      int scanThreadNice, ConnectionLimits connections) {
+    this(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval, idleResolvedInterval, tickInterval,
+        tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages, scanThreadNice, connections,
+        SnapshotConfig.defaults());
   }
 
   public static EventServiceConfig defaults() {
     return new EventServiceConfig(EventServiceLimits.defaults(), DEFAULT_DATA_PLANE_INSTANCES,
         DEFAULT_MAX_MESSAGE_BYTES, DEFAULT_RESOLVED_FLUSH_INTERVAL, DEFAULT_IDLE_RESOLVED_INTERVAL,
         DEFAULT_TICK_INTERVAL, DEFAULT_TOMBSTONE_TTL, DEFAULT_DETACHED_HOLD_TTL, DEFAULT_GC_INTERVAL,
-        DEFAULT_GC_RETENTION, DEFAULT_CONTROL_QUEUE_MESSAGES, DEFAULT_SCAN_THREAD_NICE);
+        DEFAULT_GC_RETENTION, DEFAULT_CONTROL_QUEUE_MESSAGES, DEFAULT_SCAN_THREAD_NICE, ConnectionLimits.defaults());
   }
 
   public EventServiceConfig withLimits(EventServiceLimits l) {
     return new EventServiceConfig(l, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
         idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention,
-        controlQueueMessages, scanThreadNice);
+        controlQueueMessages, scanThreadNice, connections, snapshot);
   }
 
   public EventServiceConfig withDataPlaneInstances(int n) {
     return new EventServiceConfig(limits, n, maxMessageBytes, resolvedFlushInterval, idleResolvedInterval,
-        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages, scanThreadNice);
+        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages, scanThreadNice,
+        connections, snapshot);
   }
 
   public EventServiceConfig withMaxMessageBytes(int n) {
     return new EventServiceConfig(limits, dataPlaneInstances, n, resolvedFlushInterval, idleResolvedInterval,
-        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages, scanThreadNice);
+        tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, controlQueueMessages, scanThreadNice,
+        connections, snapshot);
   }
 
   public EventServiceConfig withGc(Duration interval, Duration retention) {
     return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
         idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, interval, retention, controlQueueMessages,
-        scanThreadNice);
+        scanThreadNice, connections, snapshot);
   }
 
   public EventServiceConfig withControlQueueMessages(int n) {
     return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
-        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, n, scanThreadNice);
+        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention, n, scanThreadNice,
+        connections, snapshot);
   }
 
   public EventServiceConfig withScanThreadNice(int n) {
     return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
         idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention,
-        controlQueueMessages, n);
+        controlQueueMessages, n, connections, snapshot);
+  }
+
+  public EventServiceConfig withConnections(ConnectionLimits c) {
+    return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
+        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention,
+        controlQueueMessages, scanThreadNice, c, snapshot);
+  }
+
+  public EventServiceConfig withSnapshot(SnapshotConfig c) {
+    return new EventServiceConfig(limits, dataPlaneInstances, maxMessageBytes, resolvedFlushInterval,
+        idleResolvedInterval, tickInterval, tombstoneTtl, detachedHoldTtl, gcInterval, gcRetention,
+        controlQueueMessages, scanThreadNice, connections, c);
   }
 
   private static void positive(String key, Duration d) {

@@ -19,9 +19,13 @@ import java.util.Set;
  * @param maxDispatchers         dispatchers one broker node accepts (default {@value #DEFAULT_MAX_DISPATCHERS})
  * @param scanBatchBytes         most bytes one scan task reads before yielding (default
  *                               {@value #DEFAULT_SCAN_BATCH_BYTES})
+ * @param snapshotRowsPerSecond  rows all snapshot readers of this broker read per second at most, 0 = no limit
+ *                               (default 0)
+ * @param snapshotBytesPerSecond bytes all snapshot readers of this broker read per second at most, 0 = no limit
+ *                               (default 0)
  */
 public record EventServiceLimits(long scanRateBytesPerSecond, int scanConcurrency, long connectionQueueBytes,
-    int maxDispatchers, int scanBatchBytes) {
+    int maxDispatchers, int scanBatchBytes, long snapshotRowsPerSecond, long snapshotBytesPerSecond) {
 
   public static final long DEFAULT_SCAN_RATE_BYTES_PER_SECOND = 1L << 30;
   /** Scans are CPU-bound RocksDB reads: more of them than cores only queues control work behind them. */
@@ -29,9 +33,11 @@ public record EventServiceLimits(long scanRateBytesPerSecond, int scanConcurrenc
   public static final long DEFAULT_CONNECTION_QUEUE_BYTES = 8L << 20;
   public static final int DEFAULT_MAX_DISPATCHERS = 200_000;
   public static final int DEFAULT_SCAN_BATCH_BYTES = 1 << 20;
+  public static final long DEFAULT_SNAPSHOT_ROWS_PER_SECOND = 0;
+  public static final long DEFAULT_SNAPSHOT_BYTES_PER_SECOND = 0;
 
   private static final Set<String> KEYS = Set.of("scanRateBytesPerSecond", "scanConcurrency",
-      "connectionQueueBytes", "maxDispatchers", "scanBatchBytes");
+      "connectionQueueBytes", "maxDispatchers", "scanBatchBytes", "snapshotRowsPerSecond", "snapshotBytesPerSecond");
 
   public EventServiceLimits {
     require(scanRateBytesPerSecond >= 1024, "scanRateBytesPerSecond", scanRateBytesPerSecond, ">= 1024");
@@ -40,6 +46,16 @@ public record EventServiceLimits(long scanRateBytesPerSecond, int scanConcurrenc
     require(maxDispatchers >= 1, "maxDispatchers", maxDispatchers, ">= 1");
     require(scanBatchBytes >= 4096 && scanBatchBytes <= 64 << 20, "scanBatchBytes", scanBatchBytes,
         "in [4096, 67108864]");
+    require(snapshotRowsPerSecond >= 0, "snapshotRowsPerSecond", snapshotRowsPerSecond, ">= 0 (0 = no limit)");
+    require(snapshotBytesPerSecond == 0 || snapshotBytesPerSecond >= 1024, "snapshotBytesPerSecond",
+        snapshotBytesPerSecond, "0 (no limit) or >= 1024");
+  }
+
+  /** The five scan limits, the snapshot rates unlimited. */
+  public EventServiceLimits(long scanRateBytesPerSecond, int scanConcurrency, long connectionQueueBytes,
+      int maxDispatchers, int scanBatchBytes) {
+    this(scanRateBytesPerSecond, scanConcurrency, connectionQueueBytes, maxDispatchers, scanBatchBytes,
+        DEFAULT_SNAPSHOT_ROWS_PER_SECOND, DEFAULT_SNAPSHOT_BYTES_PER_SECOND);
   }
 
   public static EventServiceLimits defaults() {
@@ -48,23 +64,34 @@ public record EventServiceLimits(long scanRateBytesPerSecond, int scanConcurrenc
   }
 
   public EventServiceLimits withScanRateBytesPerSecond(long v) {
-    return new EventServiceLimits(v, scanConcurrency, connectionQueueBytes, maxDispatchers, scanBatchBytes);
+    return new EventServiceLimits(v, scanConcurrency, connectionQueueBytes, maxDispatchers, scanBatchBytes,
+        snapshotRowsPerSecond, snapshotBytesPerSecond);
   }
 
   public EventServiceLimits withScanConcurrency(int v) {
-    return new EventServiceLimits(scanRateBytesPerSecond, v, connectionQueueBytes, maxDispatchers, scanBatchBytes);
+    return new EventServiceLimits(scanRateBytesPerSecond, v, connectionQueueBytes, maxDispatchers, scanBatchBytes,
+        snapshotRowsPerSecond, snapshotBytesPerSecond);
   }
 
   public EventServiceLimits withConnectionQueueBytes(long v) {
-    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, v, maxDispatchers, scanBatchBytes);
+    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, v, maxDispatchers, scanBatchBytes,
+        snapshotRowsPerSecond, snapshotBytesPerSecond);
   }
 
   public EventServiceLimits withMaxDispatchers(int v) {
-    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, connectionQueueBytes, v, scanBatchBytes);
+    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, connectionQueueBytes, v, scanBatchBytes,
+        snapshotRowsPerSecond, snapshotBytesPerSecond);
   }
 
   public EventServiceLimits withScanBatchBytes(int v) {
-    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, connectionQueueBytes, maxDispatchers, v);
+    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, connectionQueueBytes, maxDispatchers, v,
+        snapshotRowsPerSecond, snapshotBytesPerSecond);
+  }
+
+  /** The snapshot readers' rates, 0 = no limit. */
+  public EventServiceLimits withSnapshotRates(long rowsPerSecond, long bytesPerSecond) {
+    return new EventServiceLimits(scanRateBytesPerSecond, scanConcurrency, connectionQueueBytes, maxDispatchers,
+        scanBatchBytes, rowsPerSecond, bytesPerSecond);
   }
 
   /**
@@ -83,7 +110,9 @@ public record EventServiceLimits(long scanRateBytesPerSecond, int scanConcurrenc
           patch.getInteger("scanConcurrency", scanConcurrency),
           patch.getLong("connectionQueueBytes", connectionQueueBytes),
           patch.getInteger("maxDispatchers", maxDispatchers),
-          patch.getInteger("scanBatchBytes", scanBatchBytes));
+          patch.getInteger("scanBatchBytes", scanBatchBytes),
+          patch.getLong("snapshotRowsPerSecond", snapshotRowsPerSecond),
+          patch.getLong("snapshotBytesPerSecond", snapshotBytesPerSecond));
     } catch (ClassCastException e) {
       throw new IllegalArgumentException("limits must be numbers: " + patch.encode(), e);
     }
@@ -92,7 +121,8 @@ public record EventServiceLimits(long scanRateBytesPerSecond, int scanConcurrenc
   public JsonObject toJson() {
     return new JsonObject().put("scanRateBytesPerSecond", scanRateBytesPerSecond)
         .put("scanConcurrency", scanConcurrency).put("connectionQueueBytes", connectionQueueBytes)
-        .put("maxDispatchers", maxDispatchers).put("scanBatchBytes", scanBatchBytes);
+        .put("maxDispatchers", maxDispatchers).put("scanBatchBytes", scanBatchBytes)
+        .put("snapshotRowsPerSecond", snapshotRowsPerSecond).put("snapshotBytesPerSecond", snapshotBytesPerSecond);
   }
 
   private static void require(boolean ok, String key, long value, String rule) {

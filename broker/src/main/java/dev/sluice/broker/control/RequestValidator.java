@@ -7,6 +7,10 @@ import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.RequestRejectedException;
 import dev.sluice.api.v1.DispatcherRequest;
 import dev.sluice.api.v1.RowOp;
+import dev.sluice.api.v1.SnapshotRequest;
+import dev.sluice.api.v1.Value;
+import dev.sluice.broker.snapshot.SnapshotPosition;
+import dev.sluice.schema.TableInfo;
 import java.util.EnumSet;
 import java.util.Set;
 
@@ -45,6 +49,10 @@ final class RequestValidator {
         if (op == RowOp.ROW_OP_UNSPECIFIED || op == RowOp.UNRECOGNIZED) {
           throw reject(ErrorCode.INVALID_REQUEST, "filter.ignore_ops holds an unknown operation " + op);
         }
+        if (op == RowOp.ROW_OP_READ) {
+          throw reject(ErrorCode.INVALID_REQUEST, "filter.ignore_ops holds ROW_OP_READ: READ rows come only from a"
+              + " snapshot; leave out SnapshotRequest instead of filtering them");
+        }
         ignored.add(op);
       }
       if (!ignored.isEmpty()) {
@@ -64,7 +72,7 @@ final class RequestValidator {
       throw reject(ErrorCode.INVALID_REQUEST, "resume_cursor is only valid on RESET");
     }
     return new DispatcherRegistration(id, changefeed, span, r.getStartTs(), ignored, interval, firstTs,
-        features.contains(ProtocolInfo.FEATURE_FRAGMENTED_TXN));
+        features.contains(ProtocolInfo.FEATURE_FRAGMENTED_TXN), features.contains(ProtocolInfo.FEATURE_DDL_IN_TXN));
   }
 
   /** Checks the span a request carries (REGISTER must carry one; RESET/REMOVE may omit it). */
@@ -100,6 +108,52 @@ final class RequestValidator {
           + ") must point after start_ts " + r.getStartTs());
     }
     return new dev.sluice.broker.store.ScanCursor(commitTs, next);
+  }
+
+  /**
+   * The snapshot position a REGISTER or RESET asks for, checked against the table it reads; null when the
+   * request asks for none.
+   *
+   * @param available whether this broker can read its upstream for snapshots
+   */
+  static SnapshotPosition snapshot(DispatcherRequest r, Set<String> features, TableInfo table, boolean available) {
+    if (!r.hasSnapshot()) {
+      return null;
+    }
+    requireFeature(features, ProtocolInfo.FEATURE_SNAPSHOT, "snapshot");
+    if (!features.contains(ProtocolInfo.FEATURE_FRAGMENTED_TXN)) {
+      throw reject(ErrorCode.UNSUPPORTED_FEATURE, "snapshot needs the feature '" + ProtocolInfo.FEATURE_FRAGMENTED_TXN
+          + "' too (a chunk's rows come as the parts of one DmlBatch), which this stream did not negotiate in Hello");
+    }
+    if (!available) {
+      throw reject(ErrorCode.UNSUPPORTED_FEATURE, "this broker cannot read its upstream for snapshots (it serves"
+          + " a store without a capture of its own); register the snapshot with a broker that captures the upstream");
+    }
+    SnapshotRequest s = r.getSnapshot();
+    String name = table.qualifiedName();
+    if (table.primaryKey().isEmpty()) {
+      if (s.getAfterKeyCount() > 0) {
+        throw reject(ErrorCode.INVALID_REQUEST, "snapshot.after_key is given, but " + name + " has no key: it is"
+            + " read by heap block, resume it with snapshot.next_block");
+      }
+      return new SnapshotPosition(java.util.List.of(), s.getNextBlock());
+    }
+    if (s.getNextBlock() != 0) {
+      throw reject(ErrorCode.INVALID_REQUEST, "snapshot.next_block is for tables without a key; " + name
+          + " has the key " + table.primaryKey() + ": resume it with snapshot.after_key");
+    }
+    if (s.getAfterKeyCount() != 0 && s.getAfterKeyCount() != table.primaryKey().size()) {
+      throw reject(ErrorCode.INVALID_REQUEST, "snapshot.after_key has " + s.getAfterKeyCount() + " values; the key of "
+          + name + " has " + table.primaryKey().size() + " columns " + table.primaryKey());
+    }
+    for (int i = 0; i < s.getAfterKeyCount(); i++) {
+      Value v = s.getAfterKey(i);
+      if (v.getKindCase() == Value.KindCase.KIND_NOT_SET || v.hasNullValue() || v.hasUnavailable()) {
+        throw reject(ErrorCode.INVALID_REQUEST, "snapshot.after_key[" + i + "] (" + table.primaryKey().get(i) + " of "
+            + name + ") is " + v.getKindCase() + "; a key value is never null or unavailable");
+      }
+    }
+    return SnapshotPosition.fromProto(s);
   }
 
   private static void requireFeature(Set<String> features, String feature, String field) {

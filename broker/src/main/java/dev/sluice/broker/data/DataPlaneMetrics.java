@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
@@ -25,6 +26,8 @@ final class DataPlaneMetrics {
   final Counter ddlSent;
   final Counter syncPointsSent;
   final Counter resolvedSent;
+  final Counter snapshotDoneSent;
+  final Timer snapshotHold;
   final Counter eventBytesSent;
   final Counter scanBytesRead;
   final DistributionSummary scanEvents;
@@ -50,6 +53,10 @@ final class DataPlaneMetrics {
     ddlSent = Counter.builder("sluice.events.sent").tag("type", "ddl").register(r);
     syncPointsSent = Counter.builder("sluice.events.sent").tag("type", "sync_point").register(r);
     resolvedSent = Counter.builder("sluice.events.sent").tag("type", "resolved").register(r);
+    snapshotDoneSent = Counter.builder("sluice.events.sent").tag("type", "snapshot_done").register(r);
+    snapshotHold = Timer.builder("sluice.snapshot.hold").publishPercentileHistogram()
+        .description("how long a stream was held for a snapshot chunk, from the hold to the chunk's arrival")
+        .register(r);
     eventBytesSent = Counter.builder("sluice.events.sent.bytes").baseUnit("bytes").register(r);
     scanBytesRead = Counter.builder("sluice.scan.read.bytes").baseUnit("bytes").register(r);
     scanEvents = DistributionSummary.builder("sluice.scan.events").description("events per scan task").register(r);

@@ -5,6 +5,12 @@ import dev.sluice.broker.control.CollectorLink;
 import dev.sluice.broker.control.DataPlaneCommand;
 import dev.sluice.broker.control.EventServiceConfig;
 import dev.sluice.broker.control.EventServiceLimits;
+import dev.sluice.api.v1.SnapshotStatus;
+import dev.sluice.broker.snapshot.ReadChunk;
+import dev.sluice.broker.snapshot.SnapshotEnd;
+import dev.sluice.broker.snapshot.SnapshotService;
+import dev.sluice.broker.snapshot.SnapshotSession;
+import dev.sluice.broker.snapshot.SnapshotSpec;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.schema.SchemaStore;
 import io.vertx.core.AsyncResult;
@@ -13,7 +19,10 @@ import io.vertx.core.VerticleBase;
 import io.vertx.core.WorkerExecutor;
 import java.util.ArrayDeque;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.LongSupplier;
 import org.slf4j.Logger;
@@ -42,6 +51,8 @@ public final class DataPlaneVerticle extends VerticleBase {
   private final EventStore store;
   private final SchemaStore schema;
   private final Scanner scanner;
+  private final ChunkEncoder chunks;
+  private final SnapshotService snapshots;
   private final ScanThreadPriority scanPriority;
   private final ScanSlots slots;
   private final ScanRateLimiter rate;
@@ -60,19 +71,37 @@ public final class DataPlaneVerticle extends VerticleBase {
   private final ChangefeedProgress progress;
   private volatile EventServiceLimits limits;
   private WorkerExecutor scanWorkers;
+  /** null: the "sluice-scan" worker pool, created at start. */
+  private ScanExecutor scanExecutor;
   private long tickTimer = -1;
   private long progressTimer = -1;
   private long lastTarget;
   private long lastFullPassNanos;
+  /**
+   * A retry round is running. A scan started in it may complete before its handler is attached (the
+   * worker beat the loop) and so inside the round; its own retry is then left to the running round,
+   * which checks the queue on every turn, instead of draining the queue under it.
+   */
+  private boolean retrying;
 
   DataPlaneVerticle(int index, EventServiceConfig config, EventStore store, SchemaStore schema, ScanSlots slots,
       ScanRateLimiter rate, WaitQueueHeads heads, DataPlaneMetrics metrics, ChangefeedProgress progress,
-      LongSupplier nanoClock) {
+      SnapshotService snapshots, LongSupplier nanoClock) {
+    this(index, config, store, schema, slots, rate, heads, metrics, progress, snapshots, nanoClock, null);
+  }
+
+  /** With scans run by {@code scanExecutor} instead of the worker pool (null: the pool). */
+  DataPlaneVerticle(int index, EventServiceConfig config, EventStore store, SchemaStore schema, ScanSlots slots,
+      ScanRateLimiter rate, WaitQueueHeads heads, DataPlaneMetrics metrics, ChangefeedProgress progress,
+      SnapshotService snapshots, LongSupplier nanoClock, ScanExecutor scanExecutor) {
+    this.scanExecutor = scanExecutor;
     this.index = index;
     this.config = config;
     this.store = store;
     this.schema = schema;
     this.scanner = new Scanner(store, schema);
+    this.chunks = new ChunkEncoder(store, schema);
+    this.snapshots = snapshots;
     this.scanPriority = new ScanThreadPriority(config.scanThreadNice());
     this.slots = slots;
     this.rate = rate;
@@ -87,6 +116,9 @@ public final class DataPlaneVerticle extends VerticleBase {
   @Override
   public Future<?> start() {
     scanWorkers = vertx.createSharedWorkerExecutor("sluice-scan", EventServiceLimits.DEFAULT_SCAN_CONCURRENCY * 2);
+    if (scanExecutor == null) {
+      scanExecutor = scan -> scanWorkers.executeBlocking(scan, false);
+    }
     tickTimer = vertx.setPeriodic(config.tickInterval().toMillis(), t -> pass());
     progressTimer = vertx.setPeriodic(1000, t -> publishProgress());
     return Future.succeededFuture();
@@ -100,6 +132,7 @@ public final class DataPlaneVerticle extends VerticleBase {
       if (s.running != null) {
         s.running.cancelled().set(true);
       }
+      endSnapshot(s, "the broker is stopping");
     }
     return scanWorkers.close();
   }
@@ -137,6 +170,68 @@ public final class DataPlaneVerticle extends VerticleBase {
     this.limits = newLimits;
   }
 
+  /** A snapshot reader is about to write a high watermark: hold the stream at the stores' resolved ts now. */
+  void snapshotHold(DispatcherId id, long epoch, CompletableFuture<Boolean> held) {
+    context.runOnContext(v -> {
+      SnapshotLane lane = lane(id, epoch);
+      if (lane == null) {
+        held.complete(false);
+        return;
+      }
+      lane.holdTs = currentTarget();   // below any watermark written after this
+      lane.heldAtNanos = nanoClock.getAsLong();
+      held.complete(true);
+    });
+  }
+
+  void snapshotUnhold(DispatcherId id, long epoch) {
+    context.runOnContext(v -> {
+      SnapshotLane lane = lane(id, epoch);
+      if (lane != null) {
+        lane.holdTs = -1;
+        reconsider(streams.get(id));
+      }
+    });
+  }
+
+  /** A chunk to deliver at its high watermark. */
+  void snapshotChunk(DispatcherId id, long epoch, ReadChunk chunk) {
+    context.runOnContext(v -> {
+      SnapshotLane lane = lane(id, epoch);
+      if (lane == null || lane.session != chunk.session() || !chunk.current()) {
+        return;   // the epoch ended, or an earlier chunk is read again: its session gave the memory back
+      }
+      lane.holdTs = -1;
+      lane.chunks.addLast(chunk);
+      metrics.snapshotHold.record(nanoClock.getAsLong() - lane.heldAtNanos, TimeUnit.NANOSECONDS);
+      reconsider(streams.get(id));
+    });
+  }
+
+  /** The snapshot ended without a last chunk: its SnapshotDone goes out next. */
+  void snapshotEnded(DispatcherId id, long epoch, SnapshotEnd end) {
+    context.runOnContext(v -> {
+      SnapshotLane lane = lane(id, epoch);
+      if (lane != null) {
+        lane.holdTs = -1;
+        lane.pendingEnd = end;
+        reconsider(streams.get(id));
+      }
+    });
+  }
+
+  /** The lane of the dispatcher's current epoch, or null when the epoch (or its snapshot) is gone. */
+  private SnapshotLane lane(DispatcherId id, long epoch) {
+    DispatcherStream s = streams.get(id);
+    return s == null || s.epoch != epoch || !s.active ? null : s.snapshot;
+  }
+
+  private void reconsider(DispatcherStream s) {
+    if (s != null) {
+      considerIsolated(s, currentTarget(), nanoClock.getAsLong());
+    }
+  }
+
   // ---------------------------------------------------------------- commands
 
   private void apply(DataPlaneCommand c) {
@@ -148,6 +243,7 @@ public final class DataPlaneVerticle extends VerticleBase {
       return; // removed meanwhile: later commands for it are moot
     } else if (c instanceof DataPlaneCommand.Reset r) {
       cancelRunning(s);
+      endSnapshot(s, "a new epoch began");
       setCredit(s, -1, 0);
       s.epoch = r.epoch();
       s.active = true;
@@ -156,6 +252,7 @@ public final class DataPlaneVerticle extends VerticleBase {
       s.cursor = r.cursor();
       s.nextFragmentIndex = 0;
       s.tableInfoVersion = r.tableInfoVersion();
+      s.tableInfoVersionRowSeq = r.tableInfoVersionRowSeq();
       s.lastMarkTimeMicros = -1;
       s.resolvedSentTs = r.startTs();
       s.resolvedSentAtNanos = 0;
@@ -165,13 +262,24 @@ public final class DataPlaneVerticle extends VerticleBase {
       }
       s.earlyCreditEpoch = -1;
       s.backingOff = false;
+      if (r.snapshot() != null && r.snapshot().fromLog()) {
+        s.snapshot = new SnapshotLane(null);
+        s.snapshot.pendingEnd = new SnapshotEnd(SnapshotStatus.SNAPSHOT_STATUS_COMPLETE, "the table was created after"
+            + " the stream's start ts: the log holds every row it ever had", 0, 0);
+      } else if (r.snapshot() != null) {
+        SnapshotSession session = snapshots.start(new SnapshotSpec(s.id(), r.epoch(), s.registration.changefeedId(),
+            s.registration.span(), r.snapshot().from()));
+        s.snapshot = new SnapshotLane(session);
+      }
       considerIsolated(s, currentTarget(), nanoClock.getAsLong());
     } else if (c instanceof DataPlaneCommand.Suspend su) {
       cancelRunning(s);
+      endSnapshot(s, "its epoch ended");
       s.epoch = su.epoch();
       s.active = false;
     } else if (c instanceof DataPlaneCommand.Remove) {
       cancelRunning(s);
+      endSnapshot(s, "the dispatcher was removed");
       setCredit(s, -1, 0);
       streams.remove(c.id());
       metrics.streams.decrementAndGet();
@@ -194,6 +302,16 @@ public final class DataPlaneVerticle extends VerticleBase {
     metrics.creditBytes.addAndGet(Math.max(available, 0) - Math.max(s.creditAvailable, 0));
     s.creditAvailable = available;
     s.creditReceived = received;
+  }
+
+  /** Cancels the epoch's snapshot (nobody is left to tell): its chunk is dropped, its memory given back. */
+  private void endSnapshot(DispatcherStream s, String why) {
+    if (s.snapshot != null) {
+      if (s.snapshot.session != null) {
+        s.snapshot.session.cancel(why, false);
+      }
+      s.snapshot = null;
+    }
   }
 
   private void cancelRunning(DispatcherStream s) {
@@ -237,19 +355,28 @@ public final class DataPlaneVerticle extends VerticleBase {
    * trying thousands of them each tick kept the event loops (which the collector streams share) busy.
    */
   private void retryWaiting(long target, long now) {
-    for (int n = Math.min(waiting.size(), RETRIES_PER_ROUND); n > 0 && slots.hasFree() && rate.hasTokens(); n--) {
-      int longest = heads.longest();
-      if (longest >= 0 && longest != index) {
-        heads.wake(longest);   // a dispatcher of another instance has waited longer: the slot is its turn
-        break;
+    if (retrying) {
+      return;   // a scan completed inside the round below (synchronously): that round goes on with the queue
+    }
+    retrying = true;
+    try {
+      for (int n = Math.min(waiting.size(), RETRIES_PER_ROUND);
+          n > 0 && !waiting.isEmpty() && slots.hasFree() && rate.hasTokens(); n--) {
+        int longest = heads.longest();
+        if (longest >= 0 && longest != index) {
+          heads.wake(longest);   // a dispatcher of another instance has waited longer: the slot is its turn
+          break;
+        }
+        DispatcherStream s = waiting.poll();
+        s.waiting = false;
+        metrics.waiting.decrementAndGet();
+        publishHead();
+        if (streams.get(s.id()) == s) {
+          considerIsolated(s, target, now);
+        }
       }
-      DispatcherStream s = waiting.poll();
-      s.waiting = false;
-      metrics.waiting.decrementAndGet();
-      publishHead();
-      if (streams.get(s.id()) == s) {
-        considerIsolated(s, target, now);
-      }
+    } finally {
+      retrying = false;
     }
     publishHead();
   }
@@ -283,10 +410,20 @@ public final class DataPlaneVerticle extends VerticleBase {
   }
 
   /** Decides what one stream needs now: nothing, a watermark, or a scan. */
-  private void consider(DispatcherStream s, long target, long now) {
+  private void consider(DispatcherStream s, long storesTarget, long now) {
     if (!s.active || s.running != null) {
       return;
     }
+    SnapshotLane lane = s.snapshot;
+    if (lane != null && s.cursor == null && lane.hasWork(s.progressTs)) {
+      if (lane.head() == null) {
+        sendSnapshotDone(s, lane);
+      } else {
+        tryDeliverChunk(s, lane);
+      }
+      return;
+    }
+    long target = lane == null ? storesTarget : lane.bound(storesTarget);
     if (s.progressTs >= target && s.cursor == null) {
       maybeSendResolved(s, now, false);
       return;
@@ -297,6 +434,9 @@ public final class DataPlaneVerticle extends VerticleBase {
       s.progressTs = target;
       metrics.idleAdvances.increment();
       maybeSendResolved(s, now, false);
+      if (lane != null && lane.hasWork(s.progressTs)) {
+        consider(s, storesTarget, now);   // at the chunk's high watermark: its rows go out now
+      }
     }
   }
 
@@ -308,7 +448,11 @@ public final class DataPlaneVerticle extends VerticleBase {
         || (schema.lastDdlTs() > s.progressTs && !schema.ddlEvents(table, s.progressTs, target).isEmpty());
   }
 
-  private void tryScan(DispatcherStream s, long target) {
+  /**
+   * Admits a stream to a worker task: its credit, the changefeed's, the scan rate, a slot and queue room.
+   * Returns the byte budget reserved on its link (a slot is held), or -1 when it waits (parked).
+   */
+  private long admit(DispatcherStream s) {
     CollectorLink link = s.link;
     long allowed = Math.min(s.creditAllowed(), link.changefeedCredit(s.registration.changefeedId()).allowed());
     if (allowed <= 0) {
@@ -316,33 +460,41 @@ public final class DataPlaneVerticle extends VerticleBase {
       if (s.creditAllowed() > 0) {
         park(s); // blocked on the changefeed's credit, which has no per-dispatcher wake-up
       }
-      return;
+      return -1;
     }
     if (!rate.hasTokens()) {
       metrics.skipped.get(DataPlaneMetrics.SkipReason.RATE_LIMITED).increment();
       park(s);
-      return;
+      return -1;
     }
     if (!slots.tryAcquire()) {
       metrics.skipped.get(DataPlaneMetrics.SkipReason.NO_SLOT).increment();
       park(s);
-      return;
+      return -1;
     }
     long budget = Math.min(limits.scanBatchBytes(), allowed);
     if (!link.tryReserve(budget)) {
       slots.release();
       metrics.skipped.get(DataPlaneMetrics.SkipReason.NO_ROOM).increment();
       park(s);
+      return -1;
+    }
+    return budget;
+  }
+
+  private void tryScan(DispatcherStream s, long target) {
+    long budget = admit(s);
+    if (budget < 0) {
       return;
     }
     int fragmentBytes = (int) Math.min(budget, WireEncoder.EVENT_BATCH_BYTES - 1024);
     ScanTask task = ScanTask.between(s, target, budget, fragmentBytes);
     s.running = task;
     metrics.scansStarted.increment();
-    scanWorkers.executeBlocking(() -> {
+    scanExecutor.execute(() -> {
       scanPriority.applyToCurrentThread();
       return scanner.run(task);
-    }, false).onComplete(ar -> onScanDone(s, task, ar));
+    }).onComplete(ar -> onScanDone(s, task, ar));
   }
 
   private void park(DispatcherStream s) {
@@ -379,14 +531,122 @@ public final class DataPlaneVerticle extends VerticleBase {
     }
     metrics.scanBytesRead.increment(result.bytesRead());
     send(s, task, result);
+    afterTask(s);
+  }
+
+  /** After a task: a stream that caught up (to its bound) is considered at once, others queue for a slot. */
+  private void afterTask(DispatcherStream s) {
     long now = nanoClock.getAsLong();
     long target = currentTarget();
-    if (s.cursor == null && s.progressTs >= target) {
-      considerIsolated(s, target, now);   // caught up: its watermark needs no slot
+    long bound = s.snapshot == null ? target : s.snapshot.bound(target);
+    if (s.cursor == null && (s.progressTs >= bound || (s.snapshot != null && s.snapshot.hasWork(s.progressTs)))) {
+      considerIsolated(s, target, now);   // caught up: its watermark (or its snapshot chunk) comes next
     } else {
       park(s);   // round robin: the freed slot goes to the longest-waiting dispatcher, on any instance
     }
     retryWaiting(target, now);
+  }
+
+  // ---------------------------------------------------------------- snapshot chunks
+
+  /** Sends the next part of the lane's chunk (merging it first), under the same admission as a scan. */
+  private void tryDeliverChunk(DispatcherStream s, SnapshotLane lane) {
+    long budget = admit(s);
+    if (budget < 0) {
+      return;
+    }
+    int fragmentBytes = (int) Math.min(budget, WireEncoder.EVENT_BATCH_BYTES - 1024);
+    ScanTask marker = ScanTask.between(s, s.progressTs, budget, fragmentBytes);   // occupies the stream's one task
+    ChunkTask task = ChunkTask.of(s, lane, budget, fragmentBytes, marker.cancelled());
+    s.running = marker;
+    metrics.scansStarted.increment();
+    scanWorkers.executeBlocking(() -> {
+      scanPriority.applyToCurrentThread();
+      return chunks.run(task);
+    }, false).onComplete(ar -> onChunkDone(s, lane, marker, task, ar));
+  }
+
+  private void onChunkDone(DispatcherStream s, SnapshotLane lane, ScanTask marker, ChunkTask task,
+      AsyncResult<ChunkResult> ar) {
+    slots.release();
+    if (s.running == marker) {
+      s.running = null;
+    }
+    ChunkResult result = ar.succeeded() ? ar.result() : null;
+    rate.charge(result == null ? 0 : result.bytesRead());
+    if (ar.failed()) {
+      metrics.scansFailed.increment();
+      task.link().release(task.budgetBytes());
+      log.atWarn().setCause(ar.cause()).addKeyValue("dispatcherId", s.id()).addKeyValue("epoch", task.epoch())
+          .log("snapshot chunk delivery failed; it is retried on the next round");
+      park(s);
+      return;
+    }
+    if (result == null || marker.cancelled().get() || streams.get(s.id()) != s || s.epoch != task.epoch() || !s.active
+        || s.snapshot != lane || lane.head() != task.chunk()) {
+      metrics.staleResultsDropped.increment();
+      task.link().release(task.budgetBytes());
+      return;
+    }
+    ReadChunk chunk = lane.head();
+    if (result.rereadReason() != null) {
+      task.link().release(task.budgetBytes());
+      lane.clearChunks();
+      chunk.session().reread(chunk, result.rereadReason());
+      afterTask(s);
+      return;
+    }
+    settle(s, task.budgetBytes(), result.messages());
+    for (byte[] m : result.messages()) {
+      s.link.sendEvents(s.id(), s.epoch, m);
+    }
+    s.seq += result.eventCount();
+    s.sentBytes += result.creditBytes();
+    s.link.changefeedCredit(s.registration.changefeedId()).onSent(result.creditBytes());
+    metrics.scanEvents.record(result.eventCount());
+    lane.merged = result.merged();
+    lane.nextRow = result.nextRow();
+    lane.nextFragment = result.nextFragment();
+    if (result.finished()) {
+      int sent = lane.merged.size();
+      lane.pollHead();
+      if (chunk.last()) {
+        lane.done = true;
+        s.snapshot = null;
+      }
+      chunk.session().delivered(chunk, sent);
+    }
+    afterTask(s);
+  }
+
+  /** Sends a SnapshotDone for a snapshot that ended without a last chunk (tiny: encoded here). */
+  private void sendSnapshotDone(DispatcherStream s, SnapshotLane lane) {
+    PendingEvent done = PendingEvent.encoded(PendingEvent.SNAPSHOT_DONE, lane.pendingEnd.toProto().toByteArray(),
+        s.progressTs);
+    byte[] message = WireEncoder.eventBatch(s.id(), s.epoch, List.of(done), 0, 1, s.seq + 1);
+    int size = WireEncoder.dataEventSize(s.seq + 1, done);
+    s.link.reserve(message.length);
+    s.link.sendEvents(s.id(), s.epoch, message);
+    s.seq++;
+    s.sentBytes += size;
+    s.link.changefeedCredit(s.registration.changefeedId()).onSent(size);
+    metrics.snapshotDoneSent.increment();
+    lane.done = true;
+    s.snapshot = null;
+    considerIsolated(s, currentTarget(), nanoClock.getAsLong());
+  }
+
+  /** Settles a task's reservation against what it produced: the link releases what it writes. */
+  private static void settle(DispatcherStream s, long reserved, List<byte[]> messages) {
+    long used = 0;
+    for (byte[] m : messages) {
+      used += m.length;
+    }
+    if (used > reserved) {
+      s.link.reserve(used - reserved);
+    } else {
+      s.link.release(reserved - used);
+    }
   }
 
   /** Sends the result's event batches (numbered by the scan), then the watermark when the range is done. */
@@ -395,12 +655,7 @@ public final class DataPlaneVerticle extends VerticleBase {
     for (byte[] m : result.messages()) {
       used += m.length;
     }
-    // settle the reservation before handing bytes over: the link releases what it writes
-    if (used > task.budgetBytes()) {
-      s.link.reserve(used - task.budgetBytes());
-    } else {
-      s.link.release(task.budgetBytes() - used);
-    }
+    settle(s, task.budgetBytes(), result.messages());   // before handing bytes over: the link releases what it writes
     for (byte[] m : result.messages()) {
       s.link.sendEvents(s.id(), s.epoch, m);
     }
@@ -416,6 +671,7 @@ public final class DataPlaneVerticle extends VerticleBase {
     s.cursor = result.cursor();
     s.nextFragmentIndex = result.nextFragmentIndex();
     s.tableInfoVersion = result.tableInfoVersion();
+    s.tableInfoVersionRowSeq = result.tableInfoVersionRowSeq();
     s.lastMarkTimeMicros = result.lastMarkTimeMicros();
     if (result.reachedEnd()) {
       maybeSendResolved(s, nanoClock.getAsLong(), true);
@@ -424,8 +680,9 @@ public final class DataPlaneVerticle extends VerticleBase {
 
   /** Sends the stream's watermark if it moved; an idle stream at most once per idle interval. */
   private void maybeSendResolved(DispatcherStream s, long now, boolean force) {
-    if (s.cursor != null || s.resolvedSentTs >= s.progressTs) {
-      return; // never inside a transaction; nothing new
+    if (s.cursor != null || s.resolvedSentTs >= s.progressTs
+        || (s.snapshot != null && s.snapshot.inChunkAt(s.progressTs))) {
+      return; // never inside a transaction (a snapshot chunk's rows at its high watermark are one); nothing new
     }
     if (!force && now - s.resolvedSentAtNanos < idleIntervalNanos) {
       return;

@@ -29,6 +29,7 @@ final class DispatcherStream {
   ScanCursor cursor;
   int nextFragmentIndex;
   long tableInfoVersion;
+  long tableInfoVersionRowSeq;
   long lastMarkTimeMicros = -1;
   /** Ts carried by the last Resolved sent in this epoch. */
   long resolvedSentTs;
@@ -51,6 +52,8 @@ final class DispatcherStream {
   boolean waiting;
   /** When it last joined the wait queue (nanoTime of the data plane's clock). */
   long parkedAtNanos;
+  /** The snapshot this epoch runs, or null. */
+  SnapshotLane snapshot;
   /** After a failure to consider it, not before {@code retryAfterNanos} (one broken stream must not spin the loop). */
   boolean backingOff;
   long retryAfterNanos;

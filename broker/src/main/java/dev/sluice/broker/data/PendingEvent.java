@@ -14,6 +14,7 @@ abstract sealed class PendingEvent permits PendingEvent.Encoded, PendingEvent.Dm
   static final int DML = 2;
   static final int DDL = 3;
   static final int SYNC_POINT = 4;
+  static final int SNAPSHOT_DONE = 5;
 
   private final int field;
   private final long commitTs;
@@ -23,7 +24,7 @@ abstract sealed class PendingEvent permits PendingEvent.Encoded, PendingEvent.Dm
     this.commitTs = commitTs;
   }
 
-  /** The DataEvent field of the payload: {@link #DML}, {@link #DDL} or {@link #SYNC_POINT}. */
+  /** The DataEvent field of the payload: {@link #DML}, {@link #DDL}, {@link #SYNC_POINT} or {@link #SNAPSHOT_DONE}. */
   final int field() {
     return field;
   }
@@ -81,16 +82,23 @@ abstract sealed class PendingEvent permits PendingEvent.Encoded, PendingEvent.Dm
     private final boolean lastFragment;
     private final List<byte[]> rows;
     private final long tableInfoVersion;
+    private final long tableInfoVersionRowSeq;
     private final long commitTimeMicros;
     private final int size;
 
     Dml(long commitTs, int fragmentIndex, boolean lastFragment, List<byte[]> rows, long tableInfoVersion,
         long commitTimeMicros) {
+      this(commitTs, fragmentIndex, lastFragment, rows, tableInfoVersion, 0, commitTimeMicros);
+    }
+
+    Dml(long commitTs, int fragmentIndex, boolean lastFragment, List<byte[]> rows, long tableInfoVersion,
+        long tableInfoVersionRowSeq, long commitTimeMicros) {
       super(DML, commitTs);
       this.fragmentIndex = fragmentIndex;
       this.lastFragment = lastFragment;
       this.rows = rows;
       this.tableInfoVersion = tableInfoVersion;
+      this.tableInfoVersionRowSeq = tableInfoVersionRowSeq;
       this.commitTimeMicros = commitTimeMicros;
       int s = 0;
       if (commitTs != 0) {
@@ -110,6 +118,9 @@ abstract sealed class PendingEvent permits PendingEvent.Encoded, PendingEvent.Dm
       }
       if (commitTimeMicros != 0) {
         s += CodedOutputStream.computeInt64Size(6, commitTimeMicros);
+      }
+      if (tableInfoVersionRowSeq != 0) {
+        s += CodedOutputStream.computeUInt64Size(7, tableInfoVersionRowSeq);
       }
       this.size = s;
     }
@@ -142,6 +153,9 @@ abstract sealed class PendingEvent permits PendingEvent.Encoded, PendingEvent.Dm
       }
       if (commitTimeMicros != 0) {
         out.writeInt64(6, commitTimeMicros);
+      }
+      if (tableInfoVersionRowSeq != 0) {
+        out.writeUInt64(7, tableInfoVersionRowSeq);
       }
     }
   }

@@ -17,10 +17,11 @@ import java.util.List;
  * @param cursor            where to resume inside the transaction after progressTs, or null
  * @param nextFragmentIndex fragment index of the next fragment of that transaction
  * @param tableInfoVersion  table info version in force after the last event
+ * @param tableInfoVersionRowSeq its row seq
  * @param lastMarkTimeMicros commit time of the last time mark seen, -1 when none yet
  * @param bytesRead         bytes read from the stores (what the scan-rate limiter is charged)
  * @param reachedEnd        whether the scan covered the task's whole range (a Resolved may follow)
  */
 record ScanResult(List<byte[]> messages, int eventCount, long creditBytes, int dmlCount, int ddlCount,
     int syncPointCount, long progressTs, ScanCursor cursor, int nextFragmentIndex,
-    long tableInfoVersion, long lastMarkTimeMicros, long bytesRead, boolean reachedEnd) {}
+    long tableInfoVersion, long tableInfoVersionRowSeq, long lastMarkTimeMicros, long bytesRead, boolean reachedEnd) {}

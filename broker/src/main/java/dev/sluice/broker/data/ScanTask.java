@@ -16,14 +16,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * event of the dispatcher is produced while its one scan runs.
  */
 record ScanTask(DispatcherId id, CollectorLink link, long epoch, long firstSeq, TableSpan span, long fromExclusive, long toInclusive, ScanCursor cursor,
-    int nextFragmentIndex, long tableInfoVersion, long lastMarkTimeMicros, Set<RowOp> ignoredOps,
-    int syncPointIntervalS, long syncPointFirstTs, boolean fragments, long budgetBytes, int fragmentBytes,
-    AtomicBoolean cancelled) {
+    int nextFragmentIndex, long tableInfoVersion, long tableInfoVersionRowSeq, long lastMarkTimeMicros,
+    Set<RowOp> ignoredOps, int syncPointIntervalS, long syncPointFirstTs, boolean fragments, boolean ddlInTxn,
+    long budgetBytes, int fragmentBytes, AtomicBoolean cancelled) {
 
   static ScanTask between(DispatcherStream s, long toInclusive, long budgetBytes, int fragmentBytes) {
     return new ScanTask(s.id(), s.link, s.epoch, s.seq + 1, s.registration.span(), s.progressTs, toInclusive, s.cursor,
-        s.nextFragmentIndex, s.tableInfoVersion, s.lastMarkTimeMicros, s.registration.ignoredOps(),
-        s.registration.syncPointIntervalS(), s.registration.syncPointFirstTs(), s.registration.fragments(),
-        budgetBytes, fragmentBytes, new AtomicBoolean());
+        s.nextFragmentIndex, s.tableInfoVersion, s.tableInfoVersionRowSeq, s.lastMarkTimeMicros,
+        s.registration.ignoredOps(), s.registration.syncPointIntervalS(), s.registration.syncPointFirstTs(),
+        s.registration.fragments(), s.registration.ddlInTxn(), budgetBytes, fragmentBytes, new AtomicBoolean());
   }
 }

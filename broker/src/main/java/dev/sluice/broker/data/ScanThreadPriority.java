@@ -21,7 +21,7 @@ import org.slf4j.LoggerFactory;
  * executor.execute(() -> { priority.applyToCurrentThread(); scan(); });
  * }</pre>
  */
-final class ScanThreadPriority {
+public final class ScanThreadPriority {
 
   private static final Logger log = LoggerFactory.getLogger(ScanThreadPriority.class);
   private static final Path THREAD_SELF = Path.of("/proc/thread-self");
@@ -32,7 +32,7 @@ final class ScanThreadPriority {
   private final int nice;
 
   /** @param nice 0 (leave threads alone) to 19 */
-  ScanThreadPriority(int nice) {
+  public ScanThreadPriority(int nice) {
     if (nice < 0 || nice > 19) {
       throw new IllegalArgumentException("nice must be in [0, 19], got " + nice);
     }
@@ -40,7 +40,7 @@ final class ScanThreadPriority {
   }
 
   /** Renices the calling thread unless it was done before (or nice is 0); never throws. */
-  void applyToCurrentThread() {
+  public void applyToCurrentThread() {
     if (nice == 0 || APPLIED.get()) {
       return;
     }

@@ -17,7 +17,11 @@ import java.util.Set;
  * store, and merges them with sync points into the order PROTOCOL.md fixes for one span:
  *
  * <ul>
- *   <li>by commit ts; a DDL at T after all DML below T and before the DML at or above T;</li>
+ *   <li>by commit ts; a DDL at T after all DML below T and before the DML above T. Inside the transaction
+ *       at T, with the ddl-in-txn feature, by row seq: a DDL at row seq S after the transaction's rows below
+ *       S and before those above it, the rows split into parts (fragments) around it, and a DDL after the
+ *       transaction's last row in the span followed by an empty last part, so the transaction stays open
+ *       over it; without the feature, every DDL at T before all the rows at T;</li>
  *   <li>a sync point at S after every event at or below S and before every event above S, where S is
  *       one below the commit ts of the first transaction whose commit time crossed an interval
  *       boundary (so every dispatcher of a changefeed gets the same S);</li>
@@ -52,7 +56,10 @@ final class Scanner {
     long sentThrough = cursor == null ? from : cursor.commitTs();
     List<DdlEvent> ddls = new ArrayList<>();
     for (DdlEvent d : schema.ddlEvents(t.span().tableId(), from, to)) {
-      if (d.commitTs() > sentThrough) {
+      // the cursor's rows and DDL below its row seq went out; without ddl-in-txn all DDL of its ts did
+      boolean sent = cursor == null ? d.commitTs() <= from : t.ddlInTxn() ? d.isBefore(cursor.commitTs(),
+          cursor.nextRowSeq()) : d.commitTs() <= sentThrough;
+      if (!sent) {
         ddls.add(d);
       }
     }
@@ -89,9 +96,11 @@ final class Scanner {
           break;
         }
         if (txTs == -1) {
-          m.flushBefore(ts, true);
+          m.flushBefore(ts, t.ddlInTxn() ? rows.rowSeq() : Long.MAX_VALUE, true);
           txTs = ts;
           m.openTxn(ts, 0);
+        } else if (t.ddlInTxn()) {
+          m.splitAt(rows.rowSeq());
         }
         byte[] row = rows.rowChange();
         m.bytesRead += row.length + ROW_OVERHEAD_BYTES;
@@ -110,12 +119,12 @@ final class Scanner {
       }
     }
     if (!stoppedEarly) {
-      m.flushBefore(to, false);
+      m.flushBefore(to, Long.MAX_VALUE, false);
       m.progress = to;
     }
     m.flushBatch();
     return new ScanResult(m.messages, m.eventCount, m.creditBytes, m.dmlCount, m.ddlCount, m.syncCount, m.progress,
-        m.cursor, m.fragmentIndex, m.version, m.lastMarkTime, m.bytesRead, !stoppedEarly);
+        m.cursor, m.fragmentIndex, m.version, m.versionRowSeq, m.lastMarkTime, m.bytesRead, !stoppedEarly);
   }
 
   /** Whether the stored row's operation is filtered out; reads the op without parsing the row. */
@@ -152,6 +161,7 @@ final class Scanner {
     long progress;
     ScanCursor cursor;
     long version;
+    long versionRowSeq;
     long lastMarkTime;
     // the open transaction
     long txTs = -1;
@@ -169,6 +179,7 @@ final class Scanner {
       this.intervalMicros = t.syncPointIntervalS() * 1_000_000L;
       this.progress = t.fromExclusive();
       this.version = t.tableInfoVersion();
+      this.versionRowSeq = t.tableInfoVersionRowSeq();
       this.lastMarkTime = t.lastMarkTimeMicros();
       this.nextSeq = t.firstSeq();
       while (marks.nextTs() <= sentThrough) {
@@ -181,16 +192,19 @@ final class Scanner {
     }
 
     /**
-     * Emits the DDLs and sync points that come before the DML at {@code ts} (inclusive=true: DDL at ts
-     * included) or up to and including {@code ts} at the end of the range (inclusive=false is used with
-     * ts = range end, where everything at or below it is due).
+     * Emits the DDLs and sync points that come before the DML at {@code (ts, rowSeq)} (beforeDml=true: DDL
+     * at ts with a row seq up to rowSeq included; Long.MAX_VALUE: every DDL at ts) or up to and including
+     * {@code ts} at the end of the range (beforeDml=false, ts = range end, where everything at or below it
+     * is due).
      */
-    void flushBefore(long ts, boolean beforeDml) {
+    void flushBefore(long ts, long rowSeq, boolean beforeDml) {
       if (beforeDml) {
         txnTime = 0; // set from the transaction's own mark below
       }
       while (true) {
         long ddlTs = ddlIdx < ddls.size() ? ddls.get(ddlIdx).commitTs() : Long.MAX_VALUE;
+        // a DDL at ts placed after the row at rowSeq waits inside the transaction (splitAt, closeTxn)
+        boolean ddlDue = ddlTs < ts || (ddlTs == ts && (rowSeq == Long.MAX_VALUE || ddls.get(ddlIdx).rowSeq() <= rowSeq));
         long markTs = marks.nextTs();
         // a mark at M yields a sync point at M-1: it sorts before a DDL at M
         if (markTs <= ddlTs && markTs <= ts) {
@@ -199,10 +213,9 @@ final class Scanner {
           if (beforeDml && mark.commitTs() == ts) {
             txnTime = mark.commitTimeMicros();
           }
-        } else if (ddlTs <= ts) {
+        } else if (ddlDue) {
           DdlEvent d = ddls.get(ddlIdx++);
-          add(PendingEvent.encoded(PendingEvent.DDL, d.toProto().toByteArray(), d.commitTs()));
-          version = d.tableInfoAfter().version();
+          addDdl(d);
           progressAfterNonDml(d.commitTs(), beforeDml, ts);
         } else {
           return;
@@ -231,6 +244,33 @@ final class Scanner {
       lastMarkTime = time;
     }
 
+    private void addDdl(DdlEvent d) {
+      add(PendingEvent.encoded(PendingEvent.DDL, d.toProto().toByteArray(), d.commitTs()));
+      version = d.tableInfoAfter().version();
+      versionRowSeq = d.tableInfoAfter().versionRowSeq();
+    }
+
+    /** Whether a DDL of the open transaction comes before its row at {@code rowSeq}. */
+    private boolean ddlInsideBefore(long rowSeq) {
+      return ddlIdx < ddls.size() && ddls.get(ddlIdx).commitTs() == txTs && ddls.get(ddlIdx).rowSeq() < rowSeq;
+    }
+
+    /**
+     * The open transaction's DDLs placed before its row at {@code rowSeq}: the part so far ends (not last)
+     * and each DDL follows it; rows after them form the next part, over the version they produced.
+     */
+    void splitAt(long rowSeq) {
+      if (!ddlInsideBefore(rowSeq)) {
+        return;
+      }
+      if (!txnRows.isEmpty()) {
+        emitFragment(false);
+      }
+      while (ddlInsideBefore(rowSeq)) {
+        addDdl(ddls.get(ddlIdx++));
+      }
+    }
+
     void openTxn(long ts, int firstFragment) {
       txTs = ts;
       fragmentIndex = firstFragment;
@@ -244,13 +284,16 @@ final class Scanner {
     }
 
     void emitFragment(boolean last) {
-      add(new PendingEvent.Dml(txTs, fragmentIndex, last, txnRows, version, txnTime));
+      add(new PendingEvent.Dml(txTs, fragmentIndex, last, txnRows, version, versionRowSeq, txnTime));
       fragmentIndex++;
       txnRows = new ArrayList<>();
       txnBytes = 0;
     }
 
     void closeTxn() {
+      if (t.ddlInTxn()) {
+        splitAt(Long.MAX_VALUE);   // DDL after the span's last row: inside, an empty last part closes over it
+      }
       // a transaction whose rows were all filtered out sends nothing, unless part of it went out already
       if (!txnRows.isEmpty() || fragmentIndex > 0 || resumed) {
         emitFragment(true);

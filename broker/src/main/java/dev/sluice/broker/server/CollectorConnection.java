@@ -20,6 +20,10 @@ import io.vertx.core.Context;
 import io.netty.buffer.Unpooled;
 import io.vertx.core.buffer.Buffer;
 import io.vertx.core.internal.buffer.BufferInternal;
+import dev.sluice.broker.server.admission.ClientMistakes;
+import dev.sluice.broker.server.admission.GrpcPayloads;
+import dev.sluice.broker.server.admission.GrpcRejection;
+import io.vertx.grpc.common.GrpcMessage;
 import io.vertx.grpc.common.GrpcStatus;
 import io.vertx.grpc.server.GrpcServerRequest;
 import io.vertx.grpc.server.GrpcServerResponse;
@@ -98,6 +102,9 @@ final class CollectorConnection implements CollectorLink {
   private final ControlPlane controlPlane;
   private final DataPlane dataPlane;
   private final EndpointMetrics metrics;
+  private final ClientMistakes mistakes;
+  /** Who opened the stream; its table patterns bound what it may REGISTER. */
+  private final dev.sluice.broker.security.Principal principal;
 
   private final ConcurrentLinkedQueue<Outgoing> inbox = new ConcurrentLinkedQueue<>();
   private final AtomicBoolean drainScheduled = new AtomicBoolean();
@@ -113,6 +120,7 @@ final class CollectorConnection implements CollectorLink {
   private final Map<DispatcherId, Long> epochs = new HashMap<>();
   private final ResolvedCoalescer resolved;
   private long resolvedTimer = -1;
+  private long helloTimer = -1;
   private boolean drainHandlerSet;
 
   private volatile String collectorId = "";
@@ -120,8 +128,10 @@ final class CollectorConnection implements CollectorLink {
   private volatile boolean closed;
 
   CollectorConnection(long id, Context context, GrpcServerRequest<Buffer, Buffer> request, ConnectionSettings settings,
-      ControlPlane controlPlane, DataPlane dataPlane, EndpointMetrics metrics) {
+      ControlPlane controlPlane, DataPlane dataPlane, EndpointMetrics metrics, ClientMistakes mistakes,
+      dev.sluice.broker.security.Principal principal) {
     this.id = id;
+    this.principal = principal;
     this.context = context;
     this.request = request;
     this.response = request.response();
@@ -129,7 +139,21 @@ final class CollectorConnection implements CollectorLink {
     this.controlPlane = controlPlane;
     this.dataPlane = dataPlane;
     this.metrics = metrics;
+    this.mistakes = mistakes;
     this.resolved = new ResolvedCoalescer(settings.maxResolvedPerBatch());
+  }
+
+  private volatile Runnable onClosed = () -> { };
+
+  /** Runs {@code r} once the stream closed. */
+  void onClosed(Runnable r) {
+    onClosed = r;
+  }
+
+  /** Tells the collector to move to another member (retryable DRAINING) and closes the stream. */
+  void drain(String why) {
+    context.runOnContext(v -> fail(ErrorCode.DRAINING, "this node is draining (" + why + "): move to another member"
+        + " and reset from your checkpoints", true));
   }
 
   /** Wires the stream's handlers; called once on the stream's context. */
@@ -137,27 +161,58 @@ final class CollectorConnection implements CollectorLink {
     metrics.streamOpened();
     // a small transport queue: control messages wait at most for this much data to drain ahead of them
     response.setWriteQueueMaxSize(TRANSPORT_QUEUE_BYTES);
-    request.handler(this::onMessage);
-    request.endHandler(v -> close(null, "collector ended the stream"));
-    request.exceptionHandler(e -> close(null, "stream failed: " + e.getMessage()));
-    response.exceptionHandler(e -> close(null, "stream failed: " + e.getMessage()));
+    // a stream that never says Hello must not hold its slot: MISSING_HELLO once the deadline passes
+    helloTimer = context.owner().setTimer(settings.helloTimeoutMillis(), t -> {
+      helloTimer = -1;
+      if (state == State.AWAITING_HELLO) {
+        fail(ErrorCode.MISSING_HELLO, "no Hello within " + settings.helloTimeoutMillis() + " ms of opening the stream;"
+            + " the first message of a stream must be Hello", false);
+      }
+    });
+    request.messageHandler(this::onGrpcMessage);
+    request.endHandler(v -> close(GrpcStatus.OK, "collector ended the stream"));
+    request.exceptionHandler(this::onStreamFailure);
+    request.errorHandler(e -> close(null, "the collector cancelled the stream (" + e + ")"));
+    response.exceptionHandler(this::onStreamFailure);
+  }
+
+  /** A message flagged compressed without an encoding (the frame guard's rejection), or the stream gone. */
+  private void onStreamFailure(Throwable e) {
+    if (e instanceof GrpcRejection r) {
+      fail(ErrorCode.PROTOCOL_VIOLATION, r.getMessage(), false, r.status());
+    } else {
+      close(null, "stream failed: " + e.getMessage());   // nobody left to answer
+    }
+  }
+
+  private void onGrpcMessage(GrpcMessage message) {
+    if (state == State.CLOSED) {
+      return;
+    }
+    byte[] bytes;
+    try {
+      // inflated up to what the transport admits, so that an oversized message is named by its size below
+      bytes = GrpcPayloads.bytes(message, 2 * settings.maxMessageBytes());
+    } catch (GrpcRejection r) {
+      mistakes.report(r, ids());
+      fail(ErrorCode.PROTOCOL_VIOLATION, r.getMessage(), false, r.status());
+      return;
+    }
+    onMessage(bytes);
   }
 
   // ---------------------------------------------------------------- inbound (stream context)
 
-  private void onMessage(Buffer payload) {
-    if (state == State.CLOSED) {
-      return;
-    }
-    metrics.received(payload.length());
-    if (payload.length() > settings.maxMessageBytes()) {
-      fail(ErrorCode.MESSAGE_TOO_LARGE, "message of " + payload.length() + " bytes exceeds the limit of "
+  private void onMessage(byte[] payload) {
+    metrics.received(payload.length);
+    if (payload.length > settings.maxMessageBytes()) {
+      fail(ErrorCode.MESSAGE_TOO_LARGE, "message of " + payload.length + " bytes exceeds the limit of "
           + settings.maxMessageBytes() + " bytes", false);
       return;
     }
     CollectorMessage msg;
     try {
-      msg = CollectorMessage.parseFrom(payload.getBytes());
+      msg = CollectorMessage.parseFrom(payload);
     } catch (InvalidProtocolBufferException e) {
       fail(ErrorCode.PROTOCOL_VIOLATION, "malformed message: not a sluice.v1.CollectorMessage (" + e.getMessage() + ")",
           false);
@@ -192,6 +247,10 @@ final class CollectorConnection implements CollectorLink {
   }
 
   private void onHello(Hello hello) {
+    if (settings.draining().getAsBoolean()) {
+      fail(ErrorCode.DRAINING, "this node is draining: connect to another member", true);
+      return;
+    }
     if (hello.getProtocolVersion() != ProtocolInfo.VERSION) {
       fail(ErrorCode.UNSUPPORTED_FEATURE, "protocol version " + hello.getProtocolVersion()
           + " is not supported; this broker speaks version " + ProtocolInfo.VERSION, false);
@@ -207,13 +266,16 @@ final class CollectorConnection implements CollectorLink {
     Set<String> agreed = new TreeSet<>(hello.getRequiredFeaturesList());
     agreed.addAll(hello.getOptionalFeaturesList());
     agreed.retainAll(ProtocolInfo.BROKER_FEATURES);
+    agreed.addAll(ProtocolInfo.BROKER_ALWAYS_IN_FORCE); // Welcome lists what is in force, asked for or not
     features = Collections.unmodifiableSet(agreed);
     collectorId = hello.getCollectorId().isEmpty() ? "anonymous-" + id : hello.getCollectorId();
     state = State.OPEN;
+    cancelHelloTimer();
     sendControl(BrokerMessage.newBuilder().setWelcome(dev.sluice.api.v1.Welcome.newBuilder()
         .setBrokerId(settings.nodeId()).setIncarnation(settings.incarnation()).setProtocolVersion(ProtocolInfo.VERSION)
         .addAllFeatures(agreed).setMaxMessageBytes(settings.maxMessageBytes())).build());
-    log.atInfo().addKeyValue("collectorId", collectorId).addKeyValue("features", agreed).log("collector connected");
+    log.atInfo().addKeyValue("collectorId", collectorId).addKeyValue("principal", principal.name())
+        .addKeyValue("features", agreed).log("collector connected");
   }
 
   private void onCredit(CreditReport report) {
@@ -249,6 +311,11 @@ final class CollectorConnection implements CollectorLink {
   @Override
   public Set<String> features() {
     return features;
+  }
+
+  @Override
+  public dev.sluice.broker.security.Principal principal() {
+    return principal;
   }
 
   @Override
@@ -467,18 +534,49 @@ final class CollectorConnection implements CollectorLink {
 
   /** Sends a StreamError and closes this stream only. */
   void fail(ErrorCode code, String detail, boolean retryable) {
+    fail(code, detail, retryable, retryable ? GrpcStatus.UNAVAILABLE : GrpcStatus.INVALID_ARGUMENT);
+  }
+
+  private void fail(ErrorCode code, String detail, boolean retryable, GrpcStatus status) {
     if (state == State.CLOSED) {
       return;
     }
     metrics.streamError(code);
-    log.atWarn().addKeyValue("collectorId", collectorId).addKeyValue("code", code)
-        .log("closing stream: " + detail);
+    Map<String, Object> ids = ids();
+    ids.put("code", code);
+    mistakes.warnings().warn("stream_error_" + code.name().toLowerCase(java.util.Locale.ROOT), ids,
+        "closing stream: " + detail);
     BrokerMessage err = BrokerMessage.newBuilder().setStreamError(StreamError.newBuilder().setCode(code.toWire())
         .setDetail(detail).setRetryable(retryable)).build();
-    response.write(wrap(err.toByteArray()));
-    close(retryable ? GrpcStatus.UNAVAILABLE : GrpcStatus.INVALID_ARGUMENT, detail);
+    try {
+      response.write(wrap(err.toByteArray()));
+    } catch (RuntimeException e) {
+      // the stream is already failed: the status below is all that can still go
+    }
+    close(status, detail);
   }
 
+  private void cancelHelloTimer() {
+    if (helloTimer >= 0) {
+      context.owner().cancelTimer(helloTimer);
+      helloTimer = -1;
+    }
+  }
+
+  /** Who this stream is, for a warning. */
+  private Map<String, Object> ids() {
+    Map<String, Object> ids = new java.util.LinkedHashMap<>();
+    ids.put("linkId", id);
+    ids.put("collectorId", collectorId);
+    ids.put("remote", String.valueOf(request.connection().remoteAddress()));
+    return ids;
+  }
+
+  /**
+   * Ends this stream. With a status it is answered (the stream is still writable); without one the
+   * peer is gone, and nothing is written: trailers on a closed HTTP/2 stream failed inside Vert.x
+   * (a NullPointerException in VertxHttp2Stream$3.cancel, logged on every collector reconnect).
+   */
   private void close(GrpcStatus status, String why) {
     if (state == State.CLOSED) {
       return;
@@ -489,6 +587,7 @@ final class CollectorConnection implements CollectorLink {
     if (resolvedTimer >= 0) {
       context.owner().cancelTimer(resolvedTimer);
     }
+    cancelHelloTimer();
     for (Queued q : dataLane) {
       if (q instanceof QueuedEvents e) {
         release(e.bytes().length());
@@ -497,15 +596,18 @@ final class CollectorConnection implements CollectorLink {
     dataLane.clear();
     controlLane.clear();
     resolved.clear();
-    try {
-      if (status != null) {
-        response.status(status).statusMessage(why);
+    if (status != null) {
+      try {
+        if (status != GrpcStatus.OK) {
+          response.status(status).statusMessage(why);
+        }
+        response.end();
+      } catch (RuntimeException e) {
+        // the peer went away meanwhile: nothing left to tell it
       }
-      response.end();
-    } catch (RuntimeException e) {
-      // the peer is already gone: nothing left to tell it
     }
     metrics.streamClosed();
+    onClosed.run();
     if (wasOpen) {
       controlPlane.onLinkClosed(this);
       log.atInfo().addKeyValue("collectorId", collectorId).log("stream closed: " + why);

@@ -52,6 +52,12 @@ final class EndpointMetrics {
     staleDropped.increment();
   }
 
+  /** A call refused before it was served (UNAUTHENTICATED, PERMISSION_DENIED). */
+  void refused(ErrorCode code) {
+    Counter.builder("sluice.grpc.refused").tag("code", code.name())
+        .description("gRPC calls refused by authentication or authorization").register(registry).increment();
+  }
+
   void streamError(ErrorCode code) {
     Counter.builder("sluice.streams.errors").tag("code", code.name()).register(registry).increment();
   }

@@ -33,6 +33,7 @@ final class EventKey {
   static final byte[] POSITION = ascii("position");
   static final byte[] RESOLVED_TS = ascii("resolved_ts");
   static final byte[] GC_TS = ascii("gc_ts");
+  static final byte[] FLOOR_TS = ascii("floor_ts");
   static final byte[] FORMAT_VERSION = ascii("format_version");
   static final byte[] TABLE_MAX_PREFIX = ascii("table_max_ts/");
 

@@ -52,6 +52,13 @@ public interface EventStore extends AutoCloseable {
   /** Rows below this were garbage-collected: scans must start at or above it. */
   long gcTs();
 
+  /**
+   * Where capture began: the store holds every transaction committed after this ts and none before
+   * (0 for a store that does not know, which holds everything since its upstream's start). A node
+   * that joined a cluster later has a higher floor than its peers: it cannot serve a checkpoint below.
+   */
+  long floorTs();
+
   /** Where capture resumes after a restart; empty for a new store. */
   Optional<SourcePosition> position();
 

@@ -66,6 +66,12 @@ public record EventStoreConfig(
         DEFAULT_WRITE_BUFFER_BYTES, DEFAULT_MAX_WRITE_BUFFERS, DEFAULT_BLOCK_SIZE_BYTES, DEFAULT_BACKGROUND_JOBS);
   }
 
+  /** The same settings for the store in {@code dir}. */
+  public EventStoreConfig withDataDir(Path dir) {
+    return new EventStoreConfig(dir, rowsCompression, blockCacheBytes, writeBufferBytes, maxWriteBuffers,
+        blockSizeBytes, backgroundJobs);
+  }
+
   public EventStoreConfig withRowsCompression(Compression compression) {
     return new EventStoreConfig(dataDir, compression, blockCacheBytes, writeBufferBytes, maxWriteBuffers,
         blockSizeBytes, backgroundJobs);

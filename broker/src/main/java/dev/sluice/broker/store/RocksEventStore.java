@@ -93,6 +93,7 @@ public final class RocksEventStore implements EventStore {
 
   private volatile long resolvedTs;
   private volatile long gcTs;
+  private volatile long floorTs;
   private volatile SourcePosition position;
   private volatile boolean closed;
   /** The GC ts known to be persisted; touched under the write lock. */
@@ -108,6 +109,7 @@ public final class RocksEventStore implements EventStore {
     this.resolvedTs = meta.resolvedTs();
     this.gcTs = meta.gcTs();
     this.persistedGcTs = meta.gcTs();
+    this.floorTs = meta.floorTs();
     this.position = meta.position();
     this.metrics = new StoreMetrics(registry, this);
   }
@@ -164,6 +166,9 @@ public final class RocksEventStore implements EventStore {
       if (b.position() != null) {
         position = b.position();
       }
+      if (b.floorTs() > 0) {
+        floorTs = b.floorTs();
+      }
       if (advancedTo > 0) {
         resolvedTs = advancedTo;
         notifyResolved(advancedTo);
@@ -182,6 +187,9 @@ public final class RocksEventStore implements EventStore {
       }
       if (advancedTo > 0) {
         image.put(metaCfId, EventKey.RESOLVED_TS, EventKey.ts(advancedTo));
+      }
+      if (b.floorTs() > 0) {
+        image.put(metaCfId, EventKey.FLOOR_TS, EventKey.ts(b.floorTs()));
       }
       b.forEachTableMaxTs((table, max) -> {
         if (max > tableMaxTs.getOrDefault(table, 0L)) {
@@ -213,6 +221,11 @@ public final class RocksEventStore implements EventStore {
   @Override
   public long gcTs() {
     return gcTs;
+  }
+
+  @Override
+  public long floorTs() {
+    return floorTs;
   }
 
   @Override

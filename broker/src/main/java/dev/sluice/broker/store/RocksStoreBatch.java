@@ -35,6 +35,7 @@ final class RocksStoreBatch implements StoreBatch {
   private long rowBytes;
   private SourcePosition position;
   private long resolvedTs;
+  private long floorTs;
 
   RocksStoreBatch(Object owner, int rowsCfId, int timeMarksCfId) {
     this.owner = owner;
@@ -74,6 +75,14 @@ final class RocksStoreBatch implements StoreBatch {
   }
 
   @Override
+  public void setFloorTs(long floorTs) {
+    if (floorTs < 0) {
+      throw new IllegalArgumentException("floorTs must be >= 0, got " + floorTs);
+    }
+    this.floorTs = floorTs;
+  }
+
+  @Override
   public int rowCount() {
     return rows;
   }
@@ -99,6 +108,11 @@ final class RocksStoreBatch implements StoreBatch {
   /** The position set last, or null. */
   SourcePosition position() {
     return position;
+  }
+
+  /** The floor set, 0 when none. */
+  long floorTs() {
+    return floorTs;
   }
 
   /** The highest resolved ts set, 0 when none. */

@@ -23,6 +23,12 @@ public interface StoreBatch {
   /** Advances the resolved ts with this batch (ignored when not above the current one). */
   void setResolvedTs(long resolvedTs);
 
+  /**
+   * Records where capture began for a new store: it holds every transaction committed after
+   * {@code floorTs} and none before (a node that joined a cluster later captured from there on).
+   */
+  void setFloorTs(long floorTs);
+
   /** Rows added so far. */
   int rowCount();
 

@@ -20,9 +20,10 @@ import org.rocksdb.RocksIterator;
  * @param position   where capture resumes, null for a new store
  * @param resolvedTs the persisted resolved ts, 0 for a new store
  * @param gcTs       the persisted GC ts, 0 when never collected
+ * @param floorTs    where capture began ({@link EventStore#floorTs()}), 0 for a store that predates it
  * @param tableMaxTs newest commit ts stored per table
  */
-record StoredMeta(SourcePosition position, long resolvedTs, long gcTs, Map<Long, Long> tableMaxTs) {
+record StoredMeta(SourcePosition position, long resolvedTs, long gcTs, long floorTs, Map<Long, Long> tableMaxTs) {
 
   /** Version of the key and value layout described in {@link EventKey}. */
   static final long FORMAT_VERSION = 1;
@@ -33,6 +34,7 @@ record StoredMeta(SourcePosition position, long resolvedTs, long gcTs, Map<Long,
       byte[] pos = db.rocks().get(db.meta(), EventKey.POSITION);
       byte[] resolved = db.rocks().get(db.meta(), EventKey.RESOLVED_TS);
       byte[] gc = db.rocks().get(db.meta(), EventKey.GC_TS);
+      byte[] floor = db.rocks().get(db.meta(), EventKey.FLOOR_TS);
       Map<Long, Long> tables = new ConcurrentHashMap<>();
       try (RocksIterator it = db.rocks().newIterator(db.meta())) {
         for (it.seek(EventKey.TABLE_MAX_PREFIX); it.isValid(); it.next()) {
@@ -45,7 +47,8 @@ record StoredMeta(SourcePosition position, long resolvedTs, long gcTs, Map<Long,
         it.status();
       }
       return new StoredMeta(pos == null ? null : EventKey.position(pos),
-          resolved == null ? 0 : EventKey.readLong(resolved, 0), gc == null ? 0 : EventKey.readLong(gc, 0), tables);
+          resolved == null ? 0 : EventKey.readLong(resolved, 0), gc == null ? 0 : EventKey.readLong(gc, 0),
+          floor == null ? 0 : EventKey.readLong(floor, 0), tables);
     } catch (RocksDBException e) {
       throw new StoreUnavailableException(dir, "read its metadata", e);
     }

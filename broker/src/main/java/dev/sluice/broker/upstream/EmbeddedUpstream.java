@@ -5,11 +5,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -23,7 +19,8 @@ import org.slf4j.LoggerFactory;
  * (docs/CAPTURE.md). Where that path would be too long for a socket address, it uses TCP.
  *
  * <p>When a previous broker was killed ({@code kill -9}), its PostgreSQL keeps running on the data
- * directory; it is stopped (SIGTERM, a smart shutdown its dead clients do not delay) before this one starts.
+ * directory; it is stopped before this one starts, with a fast shutdown that disconnects its clients (an open
+ * {@code psql} would hold a smart shutdown forever), escalated to an immediate one ({@link OrphanedPostmaster}).
  *
  * <pre>{@code
  * try (EmbeddedUpstream up = EmbeddedUpstream.start(Path.of("data/upstream"), 8302)) {
@@ -53,12 +50,14 @@ public final class EmbeddedUpstream implements AutoCloseable {
   /**
    * Starts PostgreSQL on {@code dataDir} (initialised on first use), extracting the binaries next to it.
    *
-   * @throws IOException when it cannot start (port taken, directory not writable)
+   * @throws IOException when it cannot start (port taken, by another PostgreSQL or any other process;
+   *     directory not writable), naming the port or the path
    */
   public static EmbeddedUpstream start(Path dataDir, int port) throws IOException {
     Path dir = dataDir.toAbsolutePath();
     Files.createDirectories(dir.getParent());
     stopOrphanedPostmaster(dir);
+    EmbeddedPortCheck.requireFree(port);
     Path socketDir = socketDirectory(dir, port);
     EmbeddedPostgres.Builder builder = EmbeddedPostgres.builder()
         .setDataDirectory(dir)
@@ -78,6 +77,12 @@ public final class EmbeddedUpstream implements AutoCloseable {
           + " address; the broker reaches the embedded PostgreSQL over TCP (capture is slower)");
     }
     EmbeddedUpstream up = new EmbeddedUpstream(builder.start(), dir, port, socketDir);
+    try {
+      EmbeddedPortCheck.requireOwnServer(dir, port);
+    } catch (IOException e) {
+      up.close();
+      throw e;
+    }
     log.atInfo().addKeyValue("jdbcUrl", up.jdbcUrl()).addKeyValue("dataDir", dir)
         .addKeyValue("socketDir", socketDir == null ? "none" : socketDir.toString())
         .log("embedded PostgreSQL started; connect with: psql -h 127.0.0.1 -p " + port + " -U postgres");
@@ -115,38 +120,11 @@ public final class EmbeddedUpstream implements AutoCloseable {
     pg.close();
   }
 
-  /** Stops a postmaster left running on {@code dataDir} by a killed broker. */
+  /** Stops a postmaster left running on {@code dataDir} by a killed broker (fast, then immediate shutdown). */
   private static void stopOrphanedPostmaster(Path dataDir) throws IOException {
-    Path pidFile = dataDir.resolve("postmaster.pid");
-    if (!Files.exists(pidFile)) {
-      return;
-    }
-    List<String> lines = Files.readAllLines(pidFile);
-    if (lines.size() < 2 || !Path.of(lines.get(1)).toAbsolutePath().equals(dataDir)) {
-      return;
-    }
-    long pid;
-    try {
-      pid = Long.parseLong(lines.get(0).trim());
-    } catch (NumberFormatException e) {
-      return;
-    }
-    Optional<ProcessHandle> process = ProcessHandle.of(pid)
-        .filter(p -> p.info().command().map(c -> c.endsWith("postgres")).orElse(false));
-    if (process.isEmpty()) {
-      return; // stale pid file: PostgreSQL itself removes it on start
-    }
-    log.atWarn().addKeyValue("pid", pid).addKeyValue("dataDir", dataDir)
-        .log("a PostgreSQL from a previous broker run is still running on the data directory; stopping it");
-    process.get().destroy();
-    try {
-      process.get().onExit().get(STARTUP_WAIT.toSeconds(), TimeUnit.SECONDS);
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      throw new IOException("interrupted while stopping the previous PostgreSQL (pid " + pid + ")", e);
-    } catch (ExecutionException | TimeoutException e) {
-      throw new IOException("the previous PostgreSQL (pid " + pid + ") on " + dataDir + " did not stop within "
-          + STARTUP_WAIT.toSeconds() + " s; stop it and start the broker again", e);
+    Optional<OrphanedPostmaster> orphan = OrphanedPostmaster.find(dataDir);
+    if (orphan.isPresent()) {
+      orphan.get().stop(OrphanedPostmaster.FAST_WAIT, OrphanedPostmaster.IMMEDIATE_WAIT);
     }
   }
 }

@@ -249,11 +249,17 @@ class AdminApiTest {
     assertThat(me.getString("admin_address")).isEqualTo(rb.broker().adminAddress());
     assertThat(me.getString("grpc_address")).isEqualTo(rb.grpcAddress());
 
-    JsonObject limits = admin.send("GET", "/api/v1/config", null).json();
-    assertThat(limits.getInteger("scanConcurrency")).isPositive();
+    JsonObject config = admin.send("GET", "/api/v1/config", null).json();
+    assertThat(config.getJsonObject("limits").getInteger("scanConcurrency")).isPositive();
+    assertThat(config.getJsonObject("settings").getJsonObject("nodeId").getString("value")).isEqualTo("node-a");
+    assertThat(config.getJsonObject("settings").getJsonObject("nodeId").getString("source")).isEqualTo("api");
     Response patched = admin.send("PATCH", "/api/v1/config", new JsonObject().put("scanConcurrency", 3));
     assertThat(patched.status()).as(patched.body()).isEqualTo(200);
-    assertThat(admin.send("GET", "/api/v1/config", null).json().getInteger("scanConcurrency")).isEqualTo(3);
+    JsonObject entry = patched.json().getJsonObject("settings").getJsonObject("eventService.limits.scanConcurrency");
+    assertThat(entry.getInteger("value")).isEqualTo(3);
+    assertThat(entry.getString("source")).isEqualTo("runtime");
+    assertThat(admin.send("GET", "/api/v1/config", null).json().getJsonObject("limits").getInteger("scanConcurrency"))
+        .isEqualTo(3);
     assertThat(rb.broker().eventService().limits().scanConcurrency()).isEqualTo(3);
     assertError(admin.send("PATCH", "/api/v1/config", new JsonObject().put("scanSpeed", 3)), 400, "UNKNOWN_FIELD",
         "scanSpeed");
@@ -261,7 +267,31 @@ class AdminApiTest {
         "INVALID_REQUEST", "scanConcurrency");
     assertError(admin.send("PATCH", "/api/v1/config", new JsonObject().put("scanConcurrency", 0)), 400,
         "INVALID_REQUEST", "scanConcurrency must be in [1, 1024], got 0");
+    assertError(admin.send("PATCH", "/api/v1/config", new JsonObject().put("eventService.gcRetention", 5)), 400,
+        "INVALID_REQUEST", "eventService.gcRetention is fixed at start");
     assertThat(rb.broker().eventService().limits().scanConcurrency()).isEqualTo(3);
+  }
+
+  @Test
+  void snapshotsAreListedTheirRatesChangeAtRuntimeAndAnUnknownOneIsNotFound() {
+    JsonObject list = admin.send("GET", "/api/v1/snapshots", null).json();
+    assertThat(list.getBoolean("available")).isTrue();
+    assertThat(list.getInteger("readers")).isEqualTo(2);
+    assertThat(list.getJsonArray("snapshots")).isEmpty();
+    Response patched = admin.send("PATCH", "/api/v1/config", new JsonObject().put("snapshotRowsPerSecond", 5000)
+        .put("snapshotBytesPerSecond", 1 << 20));
+    assertThat(patched.status()).as(patched.body()).isEqualTo(200);
+    assertThat(admin.send("GET", "/api/v1/snapshots", null).json().getLong("rows_per_second_limit")).isEqualTo(5000);
+    assertThat(rb.broker().eventService().limits().snapshotBytesPerSecond()).isEqualTo(1 << 20);
+    assertError(admin.send("PATCH", "/api/v1/config", new JsonObject().put("snapshotBytesPerSecond", 10)), 400,
+        "INVALID_REQUEST", "snapshotBytesPerSecond must be 0 (no limit) or >= 1024, got 10");
+    admin.send("PATCH", "/api/v1/config", new JsonObject().put("snapshotRowsPerSecond", null)
+        .put("snapshotBytesPerSecond", null));
+    assertThat(rb.broker().eventService().limits().snapshotRowsPerSecond()).isZero();
+    assertError(admin.send("DELETE", "/api/v1/snapshots/00000000000000000000000000000042", null), 404, "NOT_FOUND",
+        "no snapshot runs for dispatcher 00000000000000000000000000000042");
+    assertError(admin.send("DELETE", "/api/v1/snapshots/xyz", null), 400, "INVALID_REQUEST",
+        "dispatcher_id must be 32 hex digits, got \"xyz\"");
   }
 
   @Test

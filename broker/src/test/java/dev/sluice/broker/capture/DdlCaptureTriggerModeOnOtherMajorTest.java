@@ -1,6 +1,6 @@
 package dev.sluice.broker.capture;
 
-/** {@link DdlCaptureTriggerModeTest} (DDL capture through the event trigger) against the system's PostgreSQL of another major version. */
+/** {@link DdlCaptureTriggerModeTest} (DDL capture through the event trigger) against PostgreSQL 15 in a container. */
 class DdlCaptureTriggerModeOnOtherMajorTest extends DdlCaptureTriggerModeTest implements OnOtherMajor {
 
   @Override

@@ -103,43 +103,116 @@ class DdlCaptureTriggerModeTest {
   }
 
   @Test
-  void transactionChangingSeveralTablesGivesEachItsCommitTs() {
+  void transactionChangingSeveralTablesGivesEachChangeItsPlaceAtTheCommitTs() {
     ddl("multi", "CREATE TABLE m1 (id int PRIMARY KEY)", "CREATE TABLE m2 (id int PRIMARY KEY, x text)",
         "ALTER TABLE m1 ADD COLUMN y int");
     long c = markers().get("multi");
     List<DdlEvent> m1 = h.schemas.ddlEvents(pg.oid("m1"), 0, Long.MAX_VALUE);
     List<DdlEvent> m2 = h.schemas.ddlEvents(pg.oid("m2"), 0, Long.MAX_VALUE);
-    assertThat(m1).singleElement().satisfies(e -> {
-      assertThat(e.type()).isEqualTo(DdlType.CREATE_TABLE);
+    assertThat(m1).extracting(DdlEvent::type, DdlEvent::commitTs, DdlEvent::rowSeq, DdlEvent::query).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(DdlType.CREATE_TABLE, c, 0L, "CREATE TABLE m1 (id int PRIMARY KEY)"),
+        org.assertj.core.groups.Tuple.tuple(DdlType.ADD_COLUMN, c, 2L, "ALTER TABLE m1 ADD COLUMN y int"));
+    assertThat(names(m1.get(0).tableInfoAfter())).containsExactly("id");
+    assertThat(names(m1.get(1).tableInfoAfter())).containsExactly("id", "y");
+    assertThat(m2).singleElement().satisfies(e -> {
       assertThat(e.commitTs()).isEqualTo(c);
-      assertThat(names(e.tableInfoAfter())).containsExactly("id", "y");
-      assertThat(e.query()).contains("CREATE TABLE m1").contains("ALTER TABLE m1 ADD COLUMN y int");
+      assertThat(e.rowSeq()).isEqualTo(1);
     });
-    assertThat(m2).singleElement().satisfies(e -> assertThat(e.commitTs()).isEqualTo(c));
+    assertThat(h.rows(pg.oid("marker"))).last().satisfies(r -> assertThat(r.rowSeq()).isEqualTo(3));
   }
 
+  /** Issue #16 (7): the C-1 trick is gone; the TRUNCATE and the change keep the order they ran in. */
   @Test
-  void truncateAndShapeChangeInOneTransactionKeepBothTruncateFirst() {
+  void truncateAndShapeChangeInOneTransactionKeepTheirOrder() {
     ddl("staging created", "CREATE TABLE staging (id int PRIMARY KEY, a text)", "INSERT INTO staging VALUES (1, 'x')");
     long oid = pg.oid("staging");
-    ddl("staging reloaded", "TRUNCATE staging", "ALTER TABLE staging ADD COLUMN b int",
-        "INSERT INTO staging VALUES (2, 'y', 3)");
+    ddl("staging reloaded", "INSERT INTO staging VALUES (5, 'before')", "TRUNCATE staging",
+        "ALTER TABLE staging ADD COLUMN b int", "INSERT INTO staging VALUES (2, 'y', 3)");
     long c = markers().get("staging reloaded");
 
     List<DdlEvent> events = h.schemas.ddlEvents(oid, 0, Long.MAX_VALUE);
-    assertThat(events).extracting(DdlEvent::type, DdlEvent::commitTs).containsExactly(
-        org.assertj.core.groups.Tuple.tuple(DdlType.CREATE_TABLE, markers().get("staging created")),
-        org.assertj.core.groups.Tuple.tuple(DdlType.TRUNCATE_TABLE, c - 1),
-        org.assertj.core.groups.Tuple.tuple(DdlType.ADD_COLUMN, c));
-    // the truncate empties the table as the sink has it; a same-dialect sink runs only the ALTER
+    assertThat(events).extracting(DdlEvent::type, DdlEvent::commitTs, DdlEvent::rowSeq).containsExactly(
+        org.assertj.core.groups.Tuple.tuple(DdlType.CREATE_TABLE, markers().get("staging created"), 0L),
+        org.assertj.core.groups.Tuple.tuple(DdlType.TRUNCATE_TABLE, c, 1L),
+        org.assertj.core.groups.Tuple.tuple(DdlType.ADD_COLUMN, c, 2L));
     assertThat(names(events.get(1).tableInfoAfter())).containsExactly("id", "a");
-    assertThat(events.get(1).query()).isEmpty();
     assertThat(events.get(2).query()).isEqualTo("ALTER TABLE staging ADD COLUMN b int");
     assertThat(names(events.get(2).tableInfoAfter())).containsExactly("id", "a", "b");
-    assertThat(h.rows(oid)).last().satisfies(r -> {
-      assertThat(r.commitTs()).isEqualTo(c);
-      assertThat(r.change().getAfterCount()).isEqualTo(3);
-    });
+    // the row before the TRUNCATE keeps its place (and shape) before it, the one after follows the ALTER
+    assertThat(h.rows(oid).stream().filter(r -> r.commitTs() == c))
+        .extracting(CaptureHarness.StoredRow::rowSeq, r -> r.change().getAfterCount())
+        .containsExactly(org.assertj.core.groups.Tuple.tuple(0L, 2), org.assertj.core.groups.Tuple.tuple(3L, 3));
+  }
+
+  /**
+   * Issue #16 (7): a migration in one transaction, ADD COLUMN, UPDATE, SET NOT NULL, gives two versions at
+   * its commit ts with the updated rows between them, sent as separate statements and as one
+   * multi-statement string (whose text is then the whole string for both DDLs).
+   */
+  @Test
+  void aMigrationInOneTransactionKeepsItsStatementOrder() throws Exception {
+    for (boolean oneString : List.of(false, true)) {
+      String table = oneString ? "person_s" : "person_m";
+      pg.exec("CREATE TABLE " + table + " (id int PRIMARY KEY, name text)",
+          "INSERT INTO " + table + " VALUES (1, 'ann lee'), (2, 'bo yu')");
+      String[] migration = {"ALTER TABLE " + table + " ADD COLUMN first_name text",
+          "UPDATE " + table + " SET first_name = split_part(name, ' ', 1)",
+          "ALTER TABLE " + table + " ALTER first_name SET NOT NULL"};
+      long c;
+      if (oneString) {
+        c = pg.simpleQuery(String.join("; ", migration));   // psql -c "...; ...; ...": one implicit transaction
+      } else {
+        c = pg.txn(migration);
+      }
+      h.awaitResolved(c);
+      long oid = pg.oid(table);
+      List<CaptureHarness.StoredRow> rows = h.rows(oid);
+      long commitTs = rows.get(rows.size() - 1).commitTs();
+      List<DdlEvent> events = h.schemas.ddlEvents(oid, commitTs - 1, commitTs);
+      assertThat(events).as(table).extracting(DdlEvent::type, DdlEvent::rowSeq).containsExactly(
+          org.assertj.core.groups.Tuple.tuple(DdlType.ADD_COLUMN, 0L),
+          org.assertj.core.groups.Tuple.tuple(DdlType.ALTER_TABLE, 3L));
+      assertThat(events.get(0).tableInfoAfter().columns().get(2).nullable()).isTrue();
+      assertThat(events.get(1).tableInfoAfter().columns().get(2).nullable()).isFalse();
+      assertThat(rows.stream().filter(r -> r.commitTs() == commitTs)).extracting(CaptureHarness.StoredRow::rowSeq)
+          .containsExactly(1L, 2L);
+      assertThat(h.schemas.tableInfoBefore(oid, commitTs, 1)).isEqualTo(events.get(0).tableInfoAfter());
+      assertThat(h.schemas.tableInfoAt(oid, commitTs)).isEqualTo(events.get(1).tableInfoAfter());
+      if (oneString) {
+        assertThat(events).extracting(DdlEvent::query).containsOnly(String.join("; ", migration));
+      } else {
+        assertThat(events).extracting(DdlEvent::query).containsExactly(migration[0], migration[2]);
+      }
+    }
+  }
+
+  /**
+   * Issue #16 (9): a column added with a default whose value depends on when or where it is computed is
+   * named in the DDL event, so a changefeed can report the table's existing rows as differing downstream.
+   */
+  @Test
+  void columnsAddedWithAVolatileDefaultAreNamedInTheDdlEvent() {
+    ddl("volatile created", "CREATE TABLE stamped (id int PRIMARY KEY, at timestamptz DEFAULT now())",
+        "INSERT INTO stamped (id) VALUES (1), (2)");
+    long oid = pg.oid("stamped");
+    ddl("volatile added", "ALTER TABLE stamped ADD COLUMN created timestamptz NOT NULL DEFAULT now(),"
+        + " ADD COLUMN token uuid DEFAULT gen_random_uuid(), ADD COLUMN wall timestamptz DEFAULT clock_timestamp(),"
+        + " ADD COLUMN luck float8 DEFAULT random() * 10, ADD COLUMN ts timestamp DEFAULT CURRENT_TIMESTAMP,"
+        + " ADD COLUMN n bigint GENERATED ALWAYS AS IDENTITY, ADD COLUMN label text DEFAULT 'f(x)',"
+        + " ADD COLUMN lowered text DEFAULT lower('A'), ADD COLUMN plain int DEFAULT 1 + 2");
+    ddl("volatile set", "ALTER TABLE stamped ALTER COLUMN label SET DEFAULT now()::text",
+        "ALTER TABLE stamped ADD COLUMN later int");
+
+    List<DdlEvent> events = h.schemas.ddlEvents(oid, 0, Long.MAX_VALUE);
+    assertThat(events).extracting(DdlEvent::type).containsExactly(DdlType.CREATE_TABLE, DdlType.ADD_COLUMN,
+        DdlType.ALTER_TABLE, DdlType.ADD_COLUMN);
+    assertThat(events.get(0).volatileDefaultColumns()).as("a CREATE has no rows yet").isEmpty();
+    assertThat(events.get(1).volatileDefaultColumns()).containsExactly("created", "token", "wall", "luck", "ts", "n");
+    assertThat(events.get(2).volatileDefaultColumns()).as("a changed default leaves existing rows alone").isEmpty();
+    assertThat(events.get(3).volatileDefaultColumns()).isEmpty();
+    assertThat(events.get(1).toProto().getVolatileDefaultColumnsList()).containsExactly("created", "token", "wall",
+        "luck", "ts", "n");
+    assertThat(h.counter("sluice.capture.ddl.volatile.defaults")).isGreaterThanOrEqualTo(6);
   }
 
   @Test

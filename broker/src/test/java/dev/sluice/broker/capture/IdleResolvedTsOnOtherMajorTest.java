@@ -1,6 +1,6 @@
 package dev.sluice.broker.capture;
 
-/** {@link IdleResolvedTsTest} (the idle watermark) against the system's PostgreSQL of another major version. */
+/** {@link IdleResolvedTsTest} (the idle watermark) against PostgreSQL 15 in a container. */
 class IdleResolvedTsOnOtherMajorTest extends IdleResolvedTsTest implements OnOtherMajor {
 
   @Override

@@ -5,8 +5,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import org.junit.jupiter.api.Test;
 
 /**
- * Mixed into a capture test's subclass to run the inherited tests against the system's PostgreSQL of
- * another major version (15 on Debian 12), and to check that the server really is another major.
+ * Mixed into a capture test's subclass to run the inherited tests against PostgreSQL of another major
+ * version, 15 in a container on its own network (image {@code it/docker/postgres}), and to check that the
+ * server really is another major.
  *
  * <pre>{@code
  * class TypeRoundTripOnOtherMajorTest extends TypeRoundTripTest implements OnOtherMajor {

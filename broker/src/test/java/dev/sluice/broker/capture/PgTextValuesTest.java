@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.google.protobuf.ByteString;
 import dev.sluice.api.v1.ArrayValue;
+import dev.sluice.api.v1.TimeSpecial;
 import dev.sluice.api.v1.Timestamp;
 import dev.sluice.api.v1.Value;
 import dev.sluice.api.v1.ValueKind;
@@ -56,14 +57,35 @@ class PgTextValuesTest {
             ts(micros(LocalDateTime.of(2024, 1, 31, 13, 45, 12, 1000)), false)),
         row("timestamp BC", 1114, "0001-01-01 00:00:00 BC",
             ts(micros(LocalDateTime.of(0, 1, 1, 0, 0)), false)),
-        row("timestamp infinity", 1114, "infinity", ts(Long.MAX_VALUE, false)),
+        row("timestamp infinity", 1114, "infinity", special(TimeSpecial.TIME_SPECIAL_INFINITY, false)),
+        row("timestamp at Long.MAX_VALUE micros is finite, not infinity", 1114, "294247-01-10 04:00:54.775807",
+            ts(Long.MAX_VALUE, false)),
+        row("timestamp past Long.MAX_VALUE micros", 1114, "294247-01-10 04:00:54.775808", pastMax(1, false)),
+        row("timestamp maximum", 1114, "294276-12-31 23:59:59.999999",
+            pastMax(microsPastMax(LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000)), false)),
+        row("timestamp minimum", 1114, "4714-11-24 00:00:00 BC", ts(micros(LocalDateTime.of(-4713, 11, 24, 0, 0)), false)),
+        row("timestamp BC with fraction", 1114, "4713-01-01 12:30:00.000001 BC",
+            ts(micros(LocalDateTime.of(-4712, 1, 1, 12, 30, 0, 1000)), false)),
+        row("date minimum", 1082, "4714-11-24 BC", date(LocalDate.of(-4713, 11, 24))),
+        row("date maximum", 1082, "5874897-12-31", date(LocalDate.of(5874897, 12, 31))),
+        row("timestamptz infinity", 1184, "infinity", special(TimeSpecial.TIME_SPECIAL_INFINITY, true)),
+        row("timestamptz maximum east of UTC", 1184, "294277-01-01 00:59:59.999999+01",
+            pastMax(microsPastMax(LocalDateTime.of(294276, 12, 31, 23, 59, 59, 999_999_000)), true)),
+        row("timestamptz minimum", 1184, "4714-11-24 00:00:00+00 BC",
+            ts(micros(LocalDateTime.of(-4713, 11, 24, 0, 0)), true)),
+        row("timestamp array with infinities", 1115, "{infinity,\"2024-01-31 13:45:12\",-infinity,NULL}",
+            arr(special(TimeSpecial.TIME_SPECIAL_INFINITY, false), ts(micros(LocalDateTime.of(2024, 1, 31, 13, 45, 12)),
+                false), special(TimeSpecial.TIME_SPECIAL_MINUS_INFINITY, false), PgTextValues.NULL)),
+        row("date array with infinity and BC", 1182, "{infinity,\"4713-01-01 BC\",-infinity}",
+            arr(Value.newBuilder().setDateValue(Integer.MAX_VALUE).build(), date(LocalDate.of(-4712, 1, 1)),
+                Value.newBuilder().setDateValue(Integer.MIN_VALUE).build())),
         row("timestamptz hour offset", 1184, "2024-01-31 12:00:00.5+01",
             ts(micros(LocalDateTime.of(2024, 1, 31, 11, 0, 0, 500_000_000)), true)),
         row("timestamptz half-hour offset", 1184, "2024-01-31 12:00:00-05:30",
             ts(micros(LocalDateTime.of(2024, 1, 31, 17, 30)), true)),
         row("timestamptz seconds offset", 1184, "1850-01-01 00:00:00+00:53:28",
             ts(micros(LocalDateTime.of(1849, 12, 31, 23, 6, 32)), true)),
-        row("timestamptz -infinity", 1184, "-infinity", ts(Long.MIN_VALUE, true)),
+        row("timestamptz -infinity", 1184, "-infinity", special(TimeSpecial.TIME_SPECIAL_MINUS_INFINITY, true)),
         row("uuid", 2950, "a0eebc99-9c0b-4ef8-bb6d-6bb9bd380a11", Value.newBuilder().setUuidValue(ByteString.copyFrom(
             new byte[] {(byte) 0xa0, (byte) 0xee, (byte) 0xbc, (byte) 0x99, (byte) 0x9c, 0x0b, 0x4e, (byte) 0xf8,
                 (byte) 0xbb, 0x6d, 0x6b, (byte) 0xb9, (byte) 0xbd, 0x38, 0x0a, 0x11})).build()),
@@ -181,6 +203,24 @@ class PgTextValuesTest {
 
   private static Value ts(long micros, boolean zone) {
     return Value.newBuilder().setTimestampValue(Timestamp.newBuilder().setMicros(micros).setWithZone(zone)).build();
+  }
+
+  private static Value special(TimeSpecial special, boolean zone) {
+    return Value.newBuilder().setTimestampValue(Timestamp.newBuilder().setSpecial(special).setWithZone(zone)
+        .setMicros(special == TimeSpecial.TIME_SPECIAL_INFINITY ? Long.MAX_VALUE : Long.MIN_VALUE)).build();
+  }
+
+  private static Value pastMax(long past, boolean zone) {
+    return Value.newBuilder().setTimestampValue(Timestamp.newBuilder().setMicros(Long.MAX_VALUE)
+        .setMicrosPastMax(past).setWithZone(zone)).build();
+  }
+
+  /** Microseconds from Long.MAX_VALUE micros since 1970 to {@code t} (UTC), computed without the parser. */
+  private static long microsPastMax(LocalDateTime t) {
+    Instant i = t.toInstant(ZoneOffset.UTC);
+    return java.math.BigInteger.valueOf(i.getEpochSecond()).multiply(java.math.BigInteger.valueOf(1_000_000))
+        .add(java.math.BigInteger.valueOf(i.getNano() / 1000)).subtract(java.math.BigInteger.valueOf(Long.MAX_VALUE))
+        .longValueExact();
   }
 
   private static Value arr(Value... elements) {

@@ -1,8 +1,8 @@
 package dev.sluice.broker.capture;
 
 import dev.sluice.api.CommitTs;
+import dev.sluice.testing.containers.PostgresContainer;
 import io.zonky.test.db.postgres.embedded.EmbeddedPostgres;
-import org.junit.jupiter.api.Assumptions;
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -13,46 +13,52 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
+import org.testcontainers.containers.Network;
 
 /**
  * A real PostgreSQL for capture tests, {@code wal_level = logical} unless told otherwise: the embedded 17
- * (zonky binaries), or with {@link #startSystem} the system's own server of another major version.
+ * (zonky binaries), or with {@link #startOtherMajor} PostgreSQL 15 in a container on a network of its
+ * own, which the capture reaches as another host through the port the container publishes on 127.0.0.1.
  */
 public final class TestPostgres implements AutoCloseable {
 
   /** The embedded server's major version. */
   static final int EMBEDDED_MAJOR = 17;
 
-  private final EmbeddedPostgres pg;          // null for a system server
-  private final SystemPostgres system;        // null for the embedded server
+  private final EmbeddedPostgres pg;          // null for a container
+  private final Network network;              // the container's; null for the embedded server
+  private final PostgresContainer container;  // null for the embedded server
 
-  private TestPostgres(EmbeddedPostgres pg, SystemPostgres system) {
+  private TestPostgres(EmbeddedPostgres pg, Network network, PostgresContainer container) {
     this.pg = pg;
-    this.system = system;
+    this.network = network;
+    this.container = container;
   }
 
   /**
-   * The system's server of a major other than the embedded one (aborts the calling test when none is
-   * installed: {@code scripts/install-test-deps.sh} brings Debian's with pgbench).
+   * PostgreSQL {@value PostgresContainer#MAJOR} (Debian's, image {@code it/docker/postgres}) in a container
+   * on a network this call creates; {@link #close()} removes both. Without a Docker engine or the image
+   * this fails with the command that brings them ({@code scripts/install-test-deps.sh}).
    */
   static TestPostgres startOtherMajor() {
-    Optional<Path> home = SystemPostgres.home(EMBEDDED_MAJOR);
-    Assumptions.assumeTrue(home.isPresent(), "no PostgreSQL server other than " + EMBEDDED_MAJOR
-        + " under /usr/lib/postgresql: run scripts/install-test-deps.sh");
-    TestPostgres pg = startSystem(home.get());
+    Network network = Network.newNetwork();
+    PostgresContainer container = new PostgresContainer(network, "upstream");
+    try {
+      container.start();
+    } catch (RuntimeException e) {
+      container.close();
+      network.close();
+      throw e;
+    }
+    TestPostgres pg = new TestPostgres(null, network, container);
     long major = pg.queryLong("SELECT current_setting('server_version_num')::int / 10000");
-    if (major != Long.parseLong(home.get().getFileName().toString())) {
+    if (major != PostgresContainer.MAJOR) {
       pg.close();
-      throw new IllegalStateException(home.get() + " started PostgreSQL " + major);
+      throw new IllegalStateException(container.image().tag() + " runs PostgreSQL " + major + ", not "
+          + PostgresContainer.MAJOR);
     }
     return pg;
-  }
-
-  /** A server from the system's binaries at {@code home} (e.g. {@code /usr/lib/postgresql/15}). */
-  static TestPostgres startSystem(Path home) {
-    return new TestPostgres(null, SystemPostgres.start(home, Map.of()));
   }
 
   public static TestPostgres start() {
@@ -79,14 +85,14 @@ public final class TestPostgres implements AutoCloseable {
         b.setPort(port);
       }
       settings.forEach(b::setServerConfig);
-      return new TestPostgres(b.start(), null);
+      return new TestPostgres(b.start(), null, null);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
   }
 
   public int port() {
-    return pg != null ? pg.getPort() : system.port();
+    return pg != null ? pg.getPort() : container.hostPort(PostgresContainer.PORT);
   }
 
   public String jdbcUrl() {
@@ -95,6 +101,9 @@ public final class TestPostgres implements AutoCloseable {
 
   /** The same server through its Unix-domain socket ({@link dev.sluice.broker.upstream.UnixSocketFactory}). */
   public String socketJdbcUrl() {
+    if (container != null) {
+      throw new UnsupportedOperationException("the socket of a server in a container is not on this host");
+    }
     String dirs = queryString("SHOW unix_socket_directories");
     return dev.sluice.broker.upstream.UpstreamConfig.viaUnixSocket(jdbcUrl(), Path.of(dirs.split(",")[0].trim()));
   }
@@ -105,6 +114,21 @@ public final class TestPostgres implements AutoCloseable {
 
   Connection connect(String user, String password) throws SQLException {
     return DriverManager.getConnection(jdbcUrl(), user, password);
+  }
+
+  /**
+   * Sends {@code sql} as one simple query, as {@code psql -c} and many migration tools do: several
+   * statements in it run as one implicit transaction, and {@code current_query()} is the whole string
+   * (PgJDBC's default extended protocol would split it). Returns the WAL position after it.
+   */
+  public long simpleQuery(String sql) {
+    try (Connection c = DriverManager.getConnection(jdbcUrl() + "?preferQueryMode=simple", "postgres", null);
+         Statement s = c.createStatement()) {
+      s.execute(sql);
+      return currentLsn(c);
+    } catch (SQLException e) {
+      throw new IllegalStateException(e);
+    }
   }
 
   /** Runs each statement in autocommit. */
@@ -176,8 +200,12 @@ public final class TestPostgres implements AutoCloseable {
 
   @Override
   public void close() {
-    if (system != null) {
-      system.close();
+    if (container != null) {
+      try {
+        container.close();
+      } finally {
+        network.close();
+      }
       return;
     }
     try {

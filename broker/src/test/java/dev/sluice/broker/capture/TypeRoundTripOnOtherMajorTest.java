@@ -1,6 +1,6 @@
 package dev.sluice.broker.capture;
 
-/** {@link TypeRoundTripTest} (every captured type) against the system's PostgreSQL of another major version. */
+/** {@link TypeRoundTripTest} (every captured type) against PostgreSQL 15 in a container. */
 class TypeRoundTripOnOtherMajorTest extends TypeRoundTripTest implements OnOtherMajor {
 
   @Override

@@ -163,6 +163,41 @@ class TypeRoundTripTest {
         .isEqualTo(arr(str("(1,1),(0,0)"), str("(2,2),(1,1)"), PgTextValues.NULL)));
   }
 
+  /** Issue #16 (4): infinity was stored as the extremes, the same as the finite 294247-01-10 04:00:54.775807. */
+  @Test
+  void infinityBcAndTheExtremeFiniteMomentsAreStoredExactly() {
+    pg.exec("CREATE TABLE moments (id int PRIMARY KEY, d date, t timestamp, tz timestamptz, tzs timestamptz[])");
+    double fallbacksBefore = h.counter("sluice.capture.fallback.values");
+    long lsn = pg.txn("SET LOCAL TIME ZONE 'UTC'",
+        "INSERT INTO moments VALUES (1, 'infinity', 'infinity', '-infinity', '{infinity,-infinity}')",
+        "INSERT INTO moments VALUES (2, '4714-11-24 BC', '294247-01-10 04:00:54.775807', '294276-12-31 23:59:59.999999+00',"
+            + " '{\"4714-11-24 00:00:00+00 BC\"}')");
+    h.awaitResolved(lsn);
+
+    List<CaptureHarness.StoredRow> rows = h.rows(pg.oid("moments"));
+    Timestamp.Builder infinity = Timestamp.newBuilder().setMicros(Long.MAX_VALUE)
+        .setSpecial(dev.sluice.api.v1.TimeSpecial.TIME_SPECIAL_INFINITY);
+    Timestamp.Builder minusInfinity = Timestamp.newBuilder().setMicros(Long.MIN_VALUE)
+        .setSpecial(dev.sluice.api.v1.TimeSpecial.TIME_SPECIAL_MINUS_INFINITY).setWithZone(true);
+    assertThat(rows.get(0).change().getAfterList()).containsExactly(i64(1),
+        Value.newBuilder().setDateValue(Integer.MAX_VALUE).build(),
+        Value.newBuilder().setTimestampValue(infinity).build(),
+        Value.newBuilder().setTimestampValue(minusInfinity).build(),
+        arr(Value.newBuilder().setTimestampValue(infinity.clone().setWithZone(true)).build(),
+            Value.newBuilder().setTimestampValue(minusInfinity).build()));
+    Instant bc = LocalDateTime.of(-4713, 11, 24, 0, 0).toInstant(ZoneOffset.UTC);
+    long pastMax = java.math.BigInteger.valueOf(LocalDateTime.of(294276, 12, 31, 23, 59, 59).toInstant(ZoneOffset.UTC)
+        .getEpochSecond()).multiply(java.math.BigInteger.valueOf(1_000_000)).add(java.math.BigInteger.valueOf(999_999))
+        .subtract(java.math.BigInteger.valueOf(Long.MAX_VALUE)).longValueExact();
+    assertThat(rows.get(1).change().getAfterList()).containsExactly(i64(2),
+        Value.newBuilder().setDateValue((int) LocalDate.of(-4713, 11, 24).toEpochDay()).build(),
+        Value.newBuilder().setTimestampValue(Timestamp.newBuilder().setMicros(Long.MAX_VALUE)).build(),
+        Value.newBuilder().setTimestampValue(Timestamp.newBuilder().setMicros(Long.MAX_VALUE).setMicrosPastMax(pastMax)
+            .setWithZone(true)).build(),
+        arr(ts(bc, true)));
+    assertThat(h.counter("sluice.capture.fallback.values")).as("nothing fell back to text").isEqualTo(fallbacksBefore);
+  }
+
   /** The values of {@link #VALUES}, built independently of the capture's parser. */
   private static List<Value> expectedRow(long id, String big) {
     return List.of(

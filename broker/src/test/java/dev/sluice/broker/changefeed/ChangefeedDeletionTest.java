@@ -46,8 +46,8 @@ class ChangefeedDeletionTest {
     final AtomicInteger failuresLeft = new AtomicInteger();
 
     @Override
-    public Sink open(SinkUri uri, String changefeedId, ChangefeedOptions options) {
-      return real.open(uri, changefeedId, options);
+    public Sink open(SinkUri uri, String changefeedId, ChangefeedOptions options, long fenceToken) {
+      return real.open(uri, changefeedId, options, fenceToken);
     }
 
     @Override
@@ -162,7 +162,8 @@ class ChangefeedDeletionTest {
       AdminClient admin = stack.admin();
       assertThat(admin.send("POST", "/api/v1/changefeeds", body("rm", out)).status()).isEqualTo(201);
       insertAndAwait(out, 201);
-      assertThat(out.resolveSibling("rm.jsonl.checkpoint")).exists();
+      // the sink writes the checkpoint side file after the batch's lines (JsonLinesSink): wait for it too
+      await().atMost(Duration.ofSeconds(30)).until(() -> Files.exists(out.resolveSibling("rm.jsonl.checkpoint")));
 
       assertThat(admin.send("DELETE", "/api/v1/changefeeds/rm?keep_meta=false", null).status()).isEqualTo(204);
       assertThat(out.resolveSibling("rm.jsonl.checkpoint")).doesNotExist();

@@ -49,7 +49,9 @@ class ChangefeedExactlyOnceKillTest {
           "CREATE FUNCTION count_apply() RETURNS trigger AS $$ BEGIN INSERT INTO public.applied VALUES (NEW.id, 1)"
               + " ON CONFLICT (id) DO UPDATE SET times = public.applied.times + 1; RETURN NEW; END $$ LANGUAGE plpgsql",
           "CREATE TRIGGER counters_applied AFTER INSERT OR UPDATE ON public.counters FOR EACH ROW"
-              + " EXECUTE FUNCTION count_apply()");
+              + " EXECUTE FUNCTION count_apply()",
+          // the sink applies as a replica (session_replication_role), where only ALWAYS triggers fire
+          "ALTER TABLE public.counters ENABLE ALWAYS TRIGGER counters_applied");
       int adminPort = freePort();
       List<String> args = List.of("server", "--node-id", "kill", "--data-dir", dir.resolve("broker").toString(),
           "--upstream", up.jdbcUrl(), "--upstream-user", "postgres", "--grpc-port", "0",

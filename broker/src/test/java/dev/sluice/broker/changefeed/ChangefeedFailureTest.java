@@ -63,7 +63,7 @@ class ChangefeedFailureTest {
     try (HostedStack stack = new HostedStack(rb.broker(), dir.resolve("store-flaky"), retrying(0),
         new StandardSinkConnector(System.out))) {
       AdminClient admin = stack.admin();
-      assertThat(admin.send("POST", "/api/v1/changefeeds", body("flaky", "jdbc:postgresql://127.0.0.1:" + port
+      assertThat(admin.send("POST", "/api/v1/changefeeds?validate=false", body("flaky", "jdbc:postgresql://127.0.0.1:" + port
           + "/postgres?user=postgres")).status()).isEqualTo(201);
       await().atMost(Duration.ofSeconds(30)).until(() -> stack.supervisor().record("flaky").retryCount() >= 2);
       ChangefeedRecord failing = stack.supervisor().record("flaky");
@@ -92,7 +92,7 @@ class ChangefeedFailureTest {
     try (HostedStack stack = new HostedStack(rb.broker(), dir.resolve("store-giveup"), retrying(2),
         new StandardSinkConnector(System.out))) {
       AdminClient admin = stack.admin();
-      assertThat(admin.send("POST", "/api/v1/changefeeds", body("giveup", "jdbc:postgresql://127.0.0.1:" + port
+      assertThat(admin.send("POST", "/api/v1/changefeeds?validate=false", body("giveup", "jdbc:postgresql://127.0.0.1:" + port
           + "/postgres?user=postgres")).status()).isEqualTo(201);
       await().atMost(Duration.ofSeconds(30)).until(() -> {
         ChangefeedRecord r = stack.supervisor().record("giveup");

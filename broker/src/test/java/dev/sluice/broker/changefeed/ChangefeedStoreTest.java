@@ -5,7 +5,9 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.sluice.dispatcher.Checkpoint;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -17,14 +19,15 @@ class ChangefeedStoreTest {
   private static ChangefeedSpec spec() {
     return new ChangefeedSpec(List.of("127.0.0.1:8300"), List.of("public.*"), List.of("public.tmp_*"), 42,
         SinkUri.parse("jdbc:postgresql://127.0.0.1:5432/db?user=u&password=secret"),
-        new ChangefeedOptions(2000, 500, "replica", 500, true));
+        new ChangefeedOptions(2000, 500, "replica", 500, true,
+            dev.sluice.dispatcher.changefeed.ApplyMode.TABLE, 3600));
   }
 
   @Test
   void aRecordSurvivesReopenAsWritten(@TempDir Path dir) {
     FeedCheckpoint cp = new FeedCheckpoint(90, List.of(new FeedCheckpoint.TableCheckpoint(7, "public.t",
         new Checkpoint(90, 91, 3))));
-    ChangefeedRecord r = ChangefeedRecord.absent("orders").recreated(spec(), 1000).withCheckpoint(cp)
+    ChangefeedRecord r = ChangefeedRecord.absent("orders").recreated(spec(), 1000).withCheckpoint(cp, 1000)
         .withRetry(new FeedError("SINK_UNAVAILABLE", "down", true, 999), 2, 5000, 1001)
         .withDeletion(new Deletion(1, DeleteOptions.KEEP_META, 1002, 1, null, 0), 1002)
         .withState(ChangefeedState.REMOVING, 1003);
@@ -35,6 +38,43 @@ class ChangefeedStoreTest {
       assertThat(store.get("orders")).contains(r);
       assertThat(store.all()).containsExactly(r);
       assertThat(store.get("other")).isEmpty();
+    }
+  }
+
+  @Test
+  void theStoreHoldingSinkPasswordsIsReadableByItsOwnerOnly(@TempDir Path parent) throws Exception {
+    Path dir = parent.resolve("data").resolve("changefeeds");
+    try (ChangefeedStore store = ChangefeedStore.open(dir)) {
+      assertOwnerOnly(dir);
+      for (int i = 0; i < 200; i++) {   // enough writes for RocksDB to roll files after open
+        store.put(ChangefeedRecord.absent("cf-" + i).recreated(spec(), i), i % 2 == 0);
+      }
+      assertOwnerOnly(dir);
+    }
+    assertOwnerOnly(dir);
+    // a store left by an older server, with the umask's modes, is tightened when opened
+    Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwxr-xr-x"));
+    try (var files = Files.list(dir)) {
+      for (Path f : files.toList()) {
+        Files.setPosixFilePermissions(f, PosixFilePermissions.fromString("rw-r--r--"));
+      }
+    }
+    try (ChangefeedStore store = ChangefeedStore.open(dir)) {
+      assertOwnerOnly(dir);
+      assertThat(store.all()).hasSize(200);
+    }
+  }
+
+  private static void assertOwnerOnly(Path dir) throws Exception {
+    assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(dir))).as(dir.toString())
+        .isEqualTo("rwx------");
+    try (var files = Files.list(dir)) {
+      List<Path> all = files.toList();
+      assertThat(all).isNotEmpty();
+      for (Path f : all) {
+        assertThat(PosixFilePermissions.toString(Files.getPosixFilePermissions(f))).as(f.toString())
+            .isEqualTo("rw-------");
+      }
     }
   }
 
@@ -75,7 +115,9 @@ class ChangefeedStoreTest {
     assertThat(SinkUri.parse("jdbc:mysql://u:pw@db:3306/app").redacted()).isEqualTo("jdbc:mysql://u:***@db:3306/app");
     assertThat(SinkUri.parse("jsonl:file:/tmp/a.jsonl").file()).isEqualTo(Path.of("/tmp/a.jsonl"));
     assertThat(SinkUri.parse("jsonl:stdout").kind()).isEqualTo(SinkUri.Kind.JSONL_STDOUT);
-    assertThatThrownBy(() -> SinkUri.parse("jsonl:file:relative.jsonl")).hasMessageContaining("absolute");
+    assertThat(SinkUri.parse("jsonl:file:relative.jsonl").file()).isEqualTo(Path.of("relative.jsonl"));   // confined later
+    assertThatThrownBy(() -> SinkUri.parse("jsonl:file:")).hasMessageContaining("file path");
+    assertThatThrownBy(() -> SinkUri.parse("jsonl:file:/tmp/dir/")).hasMessageContaining("file path");
     assertThatThrownBy(() -> SinkUri.parse("jdbc:oracle:thin:@h:1521:x")).hasMessageContaining("jdbc:postgresql://");
     assertThatThrownBy(() -> SinkUri.parse("jdbc:postgresql:///db")).hasMessageContaining("host");
     assertThatThrownBy(() -> SinkUri.parse("jdbc:postgresql://h:5432")).hasMessageContaining("database");

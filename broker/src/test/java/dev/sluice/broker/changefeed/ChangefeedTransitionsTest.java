@@ -31,6 +31,7 @@ class ChangefeedTransitionsTest {
       NORMAL   | FAIL_FATAL     | FAILED STOP_RUNTIME
       NORMAL   | RETRY_DUE      | ignore
       NORMAL   | DELETE         | REMOVING STOP_RUNTIME START_CLEANUP
+      NORMAL   | PURGE          | REMOVING STOP_RUNTIME START_CLEANUP
       NORMAL   | CLEANUP_DONE   | illegal
       NORMAL   | CLEANUP_FAILED | illegal
       PAUSED   | CREATE         | illegal
@@ -41,6 +42,7 @@ class ChangefeedTransitionsTest {
       PAUSED   | FAIL_FATAL     | ignore
       PAUSED   | RETRY_DUE      | ignore
       PAUSED   | DELETE         | REMOVING START_CLEANUP
+      PAUSED   | PURGE          | REMOVING START_CLEANUP
       PAUSED   | CLEANUP_DONE   | illegal
       PAUSED   | CLEANUP_FAILED | illegal
       FAILED   | CREATE         | illegal
@@ -51,6 +53,7 @@ class ChangefeedTransitionsTest {
       FAILED   | FAIL_FATAL     | ignore
       FAILED   | RETRY_DUE      | NORMAL START_RUNTIME
       FAILED   | DELETE         | REMOVING CLEAR_RETRY START_CLEANUP
+      FAILED   | PURGE          | REMOVING CLEAR_RETRY START_CLEANUP
       FAILED   | CLEANUP_DONE   | illegal
       FAILED   | CLEANUP_FAILED | illegal
       REMOVING | CREATE         | illegal
@@ -61,6 +64,7 @@ class ChangefeedTransitionsTest {
       REMOVING | FAIL_FATAL     | ignore
       REMOVING | RETRY_DUE      | REMOVING START_CLEANUP
       REMOVING | DELETE         | REMOVING START_CLEANUP
+      REMOVING | PURGE          | REMOVING START_CLEANUP
       REMOVING | CLEANUP_DONE   | REMOVED FINISH_REMOVAL
       REMOVING | CLEANUP_FAILED | REMOVING SCHEDULE_CLEANUP_RETRY
       REMOVED  | CREATE         | NORMAL CLEAR_RETRY START_RUNTIME
@@ -68,6 +72,7 @@ class ChangefeedTransitionsTest {
       REMOVED  | RESUME         | illegal
       REMOVED  | UPDATE         | illegal
       REMOVED  | DELETE         | illegal
+      REMOVED  | PURGE          | REMOVING START_CLEANUP
       REMOVED  | FAIL_TRANSIENT | ignore
       REMOVED  | FAIL_FATAL     | ignore
       REMOVED  | RETRY_DUE      | ignore

@@ -96,6 +96,13 @@ class CliTest {
     assertThat(deleted.code()).as(deleted.err()).isEqualTo(ExitCode.OK);
     assertThat(deleted.out()).contains("deleted cli (metadata kept)");
     assertThat(admin("changefeed", "delete", "cli").code()).isEqualTo(ExitCode.NOT_FOUND);
+    assertThat(dir.resolve("cli.jsonl.checkpoint")).exists();
+
+    Run purged = admin("changefeed", "purge", "cli");   // the kept checkpoint could not be removed before
+    assertThat(purged.code()).as(purged.err()).isEqualTo(ExitCode.OK);
+    assertThat(purged.out()).contains("purged cli");
+    assertThat(dir.resolve("cli.jsonl.checkpoint")).doesNotExist();
+    assertThat(admin("changefeed", "purge", "cli").code()).isEqualTo(ExitCode.NOT_FOUND);
   }
 
   @Test
@@ -123,6 +130,20 @@ class CliTest {
     assertThat(lines.get(0).getString("table")).isEqualTo("public.items");
     assertThat(lines.get(0).getLong("commit_ts")).isGreaterThan(from);
     assertThat(lines.get(2).getJsonObject("after").getString("v")).isEqualTo("bb");
+
+    rb.upstream().exec("CREATE TABLE public.snap_items (id int PRIMARY KEY, v text)",
+        "INSERT INTO public.snap_items SELECT i, 'r' || i FROM generate_series(1, 40) i");
+    long created = rb.upstream().currentLsn();
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30))
+        .until(() -> rb.broker().schemaStore().resolvedTs() >= created);
+    Run snap = sluice("tail", "--table", "public.snap_items", "--broker", rb.grpcAddress(), "--snapshot", "--limit",
+        "40");
+    assertThat(snap.code()).as(snap.err()).isEqualTo(ExitCode.OK);
+    List<JsonObject> reads = snap.out().lines().map(JsonObject::new).toList();
+    assertThat(reads).hasSize(40).allSatisfy(l -> assertThat(l.getString("op")).isEqualTo("read"));
+    assertThat(reads).extracting(l -> l.getJsonObject("after").getInteger("id")).containsExactlyInAnyOrderElementsOf(
+        java.util.stream.IntStream.rangeClosed(1, 40).boxed().toList());
+    assertThat(snap.err()).contains("snapshot public.snap_items").contains("40 of 40 rows");
 
     Run missing = sluice("tail", "--table", "public.nothing", "--broker", rb.grpcAddress(), "--from", "0");
     assertThat(missing.code()).as(missing.err()).isEqualTo(ExitCode.NOT_FOUND);

@@ -40,7 +40,7 @@ class EventServiceLimitsTest {
     EventServiceConfig d = EventServiceConfig.defaults();
     assertThatThrownBy(() -> new EventServiceConfig(d.limits(), 2, d.maxMessageBytes(), java.time.Duration.ofMillis(60),
         d.idleResolvedInterval(), d.tickInterval(), d.tombstoneTtl(), d.detachedHoldTtl(), d.gcInterval(),
-        d.gcRetention(), d.controlQueueMessages(), d.scanThreadNice()))
+        d.gcRetention(), d.controlQueueMessages(), d.scanThreadNice(), d.connections()))
         .hasMessageContaining("resolvedFlushInterval must be <= 50 ms");
   }
 
@@ -50,5 +50,19 @@ class EventServiceLimitsTest {
         .hasMessageContaining("scanThreadNice must be in [0, 19], got 20");
     assertThatThrownBy(() -> EventServiceConfig.defaults().withScanThreadNice(-1))
         .hasMessageContaining("scanThreadNice must be in [0, 19], got -1");
+  }
+
+  @Test
+  void connectionLimitsNameTheKeyThatIsWrong() {
+    ConnectionLimits d = ConnectionLimits.defaults();
+    assertThatThrownBy(() -> d.withMaxConnections(0)).hasMessageContaining("maxConnections must be >= 1, got 0");
+    assertThatThrownBy(() -> d.withTimeouts(java.time.Duration.ofMillis(10), d.helloTimeout(), d.idleTimeout()))
+        .hasMessageContaining("prefaceTimeout must be at least 300 ms, got PT0.01S");
+    assertThatThrownBy(() -> d.withTimeouts(d.prefaceTimeout(), null, d.idleTimeout()))
+        .hasMessageContaining("helloTimeout must be at least 300 ms");
+    assertThatThrownBy(() -> d.withTimeouts(java.time.Duration.ofSeconds(30), d.helloTimeout(),
+        java.time.Duration.ofSeconds(20))).hasMessageContaining("idleTimeout (PT20S) must be >= prefaceTimeout (PT30S)");
+    assertThatThrownBy(() -> EventServiceConfig.defaults().withConnections(null))
+        .hasMessageContaining("connections must be set");
   }
 }

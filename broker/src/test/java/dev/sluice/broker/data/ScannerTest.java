@@ -30,6 +30,8 @@ class ScannerTest {
   StoreFixture stores;
   Scanner scanner;
   TableInfo t;
+  /** Whether the scans of a test run for a stream with the ddl-in-txn feature. */
+  boolean ddlInTxn = true;
 
   @BeforeEach
   void open() {
@@ -46,7 +48,8 @@ class ScannerTest {
   private ScanTask task(long from, long to, ScanCursor cursor, int nextFragment, long budget, int fragmentBytes,
       Set<RowOp> ignored, int syncIntervalS, long lastMarkTime) {
     return new ScanTask(DispatcherId.random(), null, 1, 2, TableSpan.wholeTable(100), from, to, cursor, nextFragment,
-        t.version(), lastMarkTime, ignored, syncIntervalS, 0, true, budget, fragmentBytes, new AtomicBoolean());
+        t.version(), 0, lastMarkTime, ignored, syncIntervalS, 0, true, ddlInTxn, budget, fragmentBytes,
+        new AtomicBoolean());
   }
 
   private ScanTask whole(long from, long to) {
@@ -68,6 +71,134 @@ class ScannerTest {
     assertThat(r.reachedEnd()).isTrue();
     assertThat(r.cursor()).isNull();
     assertThat(r.tableInfoVersion()).isEqualTo(v2.version());
+  }
+
+  /**
+   * Issue #16 (7): ADD COLUMN, UPDATE, SET NOT NULL in one transaction: the rows come between the two DDLs,
+   * in parts split at them, each over the version in force at its place; an empty last part closes the
+   * transaction after the last DDL.
+   */
+  @Test
+  void aTransactionsRowsAreSplitAroundItsDdlAtTheirPlaces() throws Exception {
+    TableInfo added = StoreFixture.withColumn(t, "first_name", true);
+    TableInfo notNull = StoreFixture.withColumn(t, "first_name", false);
+    long c = stores.transaction(100, List.of(added, StoreFixture.row(RowOp.ROW_OP_UPDATE, 1, "a"),
+        StoreFixture.row(RowOp.ROW_OP_UPDATE, 2, "b"), notNull));
+
+    ScanResult r = scanner.run(whole(t.version(), stores.lastTs()));
+
+    assertThat(kinds(r)).containsExactly("DDL@" + c, "DML@" + c, "DDL@" + c, "DML@" + c);
+    List<DataEvent> ev = events(r);
+    assertThat(ev.get(0).getDdl().getRowSeq()).isZero();
+    assertThat(ev.get(1).getDml().getRowsList()).extracting(RowChange::getRowSeq).containsExactly(1L, 2L);
+    assertThat(ev.get(1).getDml().getLastFragment()).isFalse();
+    assertThat(ev.get(1).getDml().getTableInfoVersion()).isEqualTo(c);
+    assertThat(ev.get(1).getDml().getTableInfoVersionRowSeq()).isZero();
+    assertThat(ev.get(2).getDdl().getRowSeq()).isEqualTo(3);
+    assertThat(ev.get(3).getDml().getRowsList()).isEmpty();
+    assertThat(ev.get(3).getDml().getFragmentIndex()).isEqualTo(1);
+    assertThat(ev.get(3).getDml().getLastFragment()).isTrue();
+    assertThat(ev.get(3).getDml().getTableInfoVersionRowSeq()).isEqualTo(3);
+    assertThat(r.tableInfoVersion()).isEqualTo(c);
+    assertThat(r.tableInfoVersionRowSeq()).isEqualTo(3);
+    assertThat(r.progressTs()).isEqualTo(stores.lastTs());
+  }
+
+  /** Rows written before a DDL of the same transaction go before it, over the older version. */
+  @Test
+  void rowsBeforeADdlOfTheirTransactionKeepTheOlderVersion() throws Exception {
+    TableInfo added = StoreFixture.withColumn(t, "note", true);
+    long c = stores.transaction(100, List.of(StoreFixture.row(RowOp.ROW_OP_INSERT, 1, "old shape"), added,
+        StoreFixture.row(RowOp.ROW_OP_INSERT, 2, "new shape")));
+
+    ScanResult r = scanner.run(whole(t.version(), stores.lastTs()));
+
+    assertThat(kinds(r)).containsExactly("DML@" + c, "DDL@" + c, "DML@" + c);
+    List<DataEvent> ev = events(r);
+    assertThat(ev.get(0).getDml().getRowsList()).extracting(RowChange::getRowSeq).containsExactly(0L);
+    assertThat(ev.get(0).getDml().getTableInfoVersion()).isEqualTo(t.version());
+    assertThat(ev.get(0).getDml().getLastFragment()).isFalse();
+    assertThat(ev.get(2).getDml().getRowsList()).extracting(RowChange::getRowSeq).containsExactly(2L);
+    assertThat(ev.get(2).getDml().getFragmentIndex()).isEqualTo(1);
+    assertThat(ev.get(2).getDml().getLastFragment()).isTrue();
+    assertThat(ev.get(2).getDml().getTableInfoVersion()).isEqualTo(c);
+    assertThat(ev.get(2).getDml().getTableInfoVersionRowSeq()).isEqualTo(1);
+  }
+
+  /** A stream without the ddl-in-txn feature gets the order of earlier versions: DDL first. */
+  @Test
+  void withoutTheFeatureEveryDdlOfATransactionComesBeforeItsRows() throws Exception {
+    ddlInTxn = false;
+    TableInfo added = StoreFixture.withColumn(t, "note", true);
+    long c = stores.transaction(100, List.of(StoreFixture.row(RowOp.ROW_OP_INSERT, 1, "x"), added,
+        StoreFixture.row(RowOp.ROW_OP_INSERT, 2, "y"), StoreFixture.withColumn(t, "note", false)));
+
+    ScanResult r = scanner.run(whole(t.version(), stores.lastTs()));
+
+    assertThat(kinds(r)).containsExactly("DDL@" + c, "DDL@" + c, "DML@" + c);
+    assertThat(dml(r, 2).getRowsList()).hasSize(2);
+    assertThat(dml(r, 2).getLastFragment()).isTrue();
+  }
+
+  /** A cursor inside such a transaction is exact: a DDL it passed is not sent again, a later one is. */
+  @Test
+  void aCursorInsideATransactionResumesAtItsRowOrDdl() throws Exception {
+    TableInfo added = StoreFixture.withColumn(t, "first_name", true);
+    long c = stores.transaction(100, List.of(added, StoreFixture.row(RowOp.ROW_OP_UPDATE, 1, "a"),
+        StoreFixture.row(RowOp.ROW_OP_UPDATE, 2, "b"), StoreFixture.withColumn(t, "first_name", false),
+        StoreFixture.row(RowOp.ROW_OP_UPDATE, 3, "c")));
+
+    ScanResult afterRow1 = scanner.run(task(c - 1, stores.lastTs(), new ScanCursor(c, 2), 1, 1 << 20, 1 << 20,
+        Set.of(), 0, -1));
+    assertThat(kinds(afterRow1)).containsExactly("DML@" + c, "DDL@" + c, "DML@" + c);
+    List<DataEvent> ev = events(afterRow1);
+    assertThat(ev.get(0).getDml().getRowsList()).extracting(RowChange::getRowSeq).containsExactly(2L);
+    assertThat(ev.get(0).getDml().getFragmentIndex()).isEqualTo(1);
+    assertThat(ev.get(1).getDdl().getRowSeq()).isEqualTo(3);
+    assertThat(ev.get(2).getDml().getRowsList()).extracting(RowChange::getRowSeq).containsExactly(4L);
+
+    ScanResult afterDdl = scanner.run(task(c - 1, stores.lastTs(), new ScanCursor(c, 4), 2, 1 << 20, 1 << 20,
+        Set.of(), 0, -1));
+    assertThat(kinds(afterDdl)).containsExactly("DML@" + c);
+    assertThat(dml(afterDdl, 0).getRowsList()).extracting(RowChange::getRowSeq).containsExactly(4L);
+    assertThat(dml(afterDdl, 0).getLastFragment()).isTrue();
+  }
+
+  /** A scan that runs out of budget inside such a transaction leaves a cursor a later scan resumes exactly at. */
+  @Test
+  void aBudgetStopInsideATransactionWithDdlResumesWithoutLossOrRepeat() throws Exception {
+    List<Object> changes = new ArrayList<>();
+    for (int i = 0; i < 6; i++) {
+      changes.add(StoreFixture.row(RowOp.ROW_OP_INSERT, i, "r" + i));
+    }
+    changes.add(StoreFixture.withColumn(t, "note", true));
+    for (int i = 6; i < 9; i++) {
+      changes.add(StoreFixture.row(RowOp.ROW_OP_INSERT, i, "r" + i));
+    }
+    long c = stores.transaction(100, changes);
+
+    List<String> seen = new ArrayList<>();
+    ScanCursor cursor = null;
+    int nextFragment = 0;
+    long from = t.version();
+    for (int scan = 0; scan < 20; scan++) {
+      ScanResult r = scanner.run(task(from, stores.lastTs(), cursor, nextFragment, 30, 30, Set.of(), 0, -1));
+      for (DataEvent e : events(r)) {
+        if (e.hasDdl()) {
+          seen.add("DDL" + e.getDdl().getRowSeq());
+        } else if (e.hasDml()) {
+          e.getDml().getRowsList().forEach(row -> seen.add("row" + row.getRowSeq()));
+        }
+      }
+      if (r.reachedEnd()) {
+        break;
+      }
+      from = r.progressTs();
+      cursor = r.cursor();
+      nextFragment = r.nextFragmentIndex();
+    }
+    assertThat(seen).containsExactly("row0", "row1", "row2", "row3", "row4", "row5", "DDL6", "row7", "row8", "row9");
+    assertThat(c).isEqualTo(stores.lastTs());
   }
 
   @Test

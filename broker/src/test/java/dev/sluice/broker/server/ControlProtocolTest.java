@@ -37,42 +37,44 @@ import org.junit.jupiter.params.provider.MethodSource;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class ControlProtocolTest {
 
-  /** state | request | ack | messages caused | state after. */
+  /** state | request | ack | messages caused | state after | reason (a fragment of it; - when accepted). */
   private static final String TABLE = """
-      unknown      | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
-      unknown      | REGISTER 3 same    | REJECTED(BAD_EPOCH)     | ACK           | absent
-      unknown      | REGISTER 0 nonesuch | REJECTED(UNKNOWN_TABLE) | ACK          | absent
-      unknown      | REGISTER 0 before  | ACCEPTED                | ACK READY     | epoch=0 streaming=false
-      unknown      | RESET 1            | NOT_FOUND               | ACK           | absent
-      unknown      | REMOVE 0           | NOT_FOUND               | ACK           | absent
-      registered   | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
-      registered   | REGISTER 0 other   | REJECTED(ID_IN_USE)     | ACK           | epoch=0 streaming=false
-      registered   | RESET 1            | ACCEPTED                | ACK HANDSHAKE | epoch=1 streaming=true
-      registered   | RESET 0            | STALE                   | ACK           | epoch=0 streaming=false
-      registered   | REMOVE 0           | ACCEPTED                | ACK           | absent
-      streaming@2  | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=2 streaming=true
-      streaming@2  | REGISTER 0 other   | REJECTED(ID_IN_USE)     | ACK           | epoch=2 streaming=true
-      streaming@2  | REGISTER 2 same    | REJECTED(BAD_EPOCH)     | ACK           | epoch=2 streaming=true
-      streaming@2  | RESET 2            | STALE                   | ACK           | epoch=2 streaming=true
-      streaming@2  | RESET 1            | STALE                   | ACK           | epoch=2 streaming=true
-      streaming@2  | RESET 5            | ACCEPTED                | ACK HANDSHAKE | epoch=5 streaming=true
-      streaming@2  | RESET 5 ahead      | REJECTED(START_TS_AHEAD) | ACK          | epoch=5 streaming=false
-      streaming@2  | RESET 5 before     | ACCEPTED                | ACK HANDSHAKE | epoch=5 streaming=true
-      streaming@2  | REMOVE 1           | STALE                   | ACK           | epoch=2 streaming=true
-      streaming@2  | REMOVE 2           | ACCEPTED                | ACK           | absent
-      streaming@2  | REMOVE 7           | ACCEPTED                | ACK           | absent
-      suspended@3  | RESET 3            | STALE                   | ACK           | epoch=3 streaming=false
-      suspended@3  | RESET 4            | ACCEPTED                | ACK HANDSHAKE | epoch=4 streaming=true
-      tombstoned@2 | REGISTER 0 same    | STALE                   | ACK           | absent
-      tombstoned@2 | RESET 2            | STALE                   | ACK           | absent
-      tombstoned@2 | RESET 3            | NOT_FOUND               | ACK           | absent
-      tombstoned@2 | REMOVE 2           | NOT_FOUND               | ACK           | absent
-      elsewhere@2  | REGISTER 0 other   | ACCEPTED                | ACK READY     | epoch=0 streaming=false
-      elsewhere@2  | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false
-      elsewhere@2  | REGISTER 0 nonesuch | REJECTED(UNKNOWN_TABLE) | ACK          | epoch=2 streaming=true
-      elsewhere@2  | RESET 3            | NOT_FOUND               | ACK           | epoch=2 streaming=true
-      elsewhere@2  | REMOVE 1           | STALE                   | ACK           | epoch=2 streaming=true
-      elsewhere@2  | REMOVE 2           | ACCEPTED                | ACK           | absent
+      unknown      | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false | -
+      unknown      | REGISTER 3 same    | REJECTED(BAD_EPOCH)     | ACK           | absent | REGISTER must carry epoch 0, got 3
+      unknown      | REGISTER 0 nonesuch | REJECTED(UNKNOWN_TABLE) | ACK          | absent | 999
+      unknown      | REGISTER 0 before  | ACCEPTED                | ACK READY     | epoch=0 streaming=false | -
+      unknown      | REGISTER 0 ahead   | REJECTED(START_TS_AHEAD) | ACK          | absent | is above this broker's resolved ts
+      unknown      | RESET 1            | NOT_FOUND               | ACK           | absent | no dispatcher with this id is registered; REGISTER it first
+      unknown      | REMOVE 0           | NOT_FOUND               | ACK           | absent | nothing to remove
+      registered   | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false | -
+      registered   | REGISTER 0 other   | REJECTED(ID_IN_USE)     | ACK           | epoch=0 streaming=false | registered with another span, start ts or options
+      registered   | RESET 1            | ACCEPTED                | ACK HANDSHAKE | epoch=1 streaming=true | -
+      registered   | RESET 0            | STALE                   | ACK           | epoch=0 streaming=false | epoch 0 is not above the current epoch 0
+      registered   | REMOVE 0           | ACCEPTED                | ACK           | absent | -
+      streaming@2  | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=2 streaming=true | -
+      streaming@2  | REGISTER 0 other   | REJECTED(ID_IN_USE)     | ACK           | epoch=2 streaming=true | registered with another span, start ts or options
+      streaming@2  | REGISTER 2 same    | REJECTED(BAD_EPOCH)     | ACK           | epoch=2 streaming=true | REGISTER must carry epoch 0, got 2
+      streaming@2  | RESET 2            | STALE                   | ACK           | epoch=2 streaming=true | epoch 2 is not above the current epoch 2
+      streaming@2  | RESET 1            | STALE                   | ACK           | epoch=2 streaming=true | epoch 1 is not above the current epoch 2
+      streaming@2  | RESET 5            | ACCEPTED                | ACK HANDSHAKE | epoch=5 streaming=true | -
+      streaming@2  | RESET 5 ahead      | REJECTED(START_TS_AHEAD) | ACK          | epoch=5 streaming=false | is above this broker's resolved ts
+      streaming@2  | RESET 5 before     | ACCEPTED                | ACK HANDSHAKE | epoch=5 streaming=true | -
+      streaming@2  | REMOVE 1           | STALE                   | ACK           | epoch=2 streaming=true | epoch 1 is below the current epoch 2
+      streaming@2  | REMOVE 2           | ACCEPTED                | ACK           | absent | -
+      streaming@2  | REMOVE 7           | ACCEPTED                | ACK           | absent | -
+      suspended@3  | RESET 3            | STALE                   | ACK           | epoch=3 streaming=false | epoch 3 is not above the current epoch 3
+      suspended@3  | RESET 4            | ACCEPTED                | ACK HANDSHAKE | epoch=4 streaming=true | -
+      tombstoned@2 | REGISTER 0 same    | STALE                   | ACK           | absent | removed at epoch 2 a short while ago; use a new dispatcher id
+      tombstoned@2 | RESET 2            | STALE                   | ACK           | absent | epoch 2 is not above epoch 2, at which this dispatcher was removed
+      tombstoned@2 | RESET 3            | NOT_FOUND               | ACK           | absent | (it was removed at epoch 2); REGISTER it first
+      tombstoned@2 | REMOVE 2           | NOT_FOUND               | ACK           | absent | already removed at epoch 2
+      elsewhere@2  | REGISTER 0 other   | ACCEPTED                | ACK READY     | epoch=0 streaming=false | -
+      elsewhere@2  | REGISTER 0 same    | ACCEPTED                | ACK READY     | epoch=0 streaming=false | -
+      elsewhere@2  | REGISTER 0 nonesuch | REJECTED(UNKNOWN_TABLE) | ACK          | epoch=2 streaming=true | 999
+      elsewhere@2  | REGISTER 0 ahead   | REJECTED(START_TS_AHEAD) | ACK          | epoch=2 streaming=true | is above this broker's resolved ts
+      elsewhere@2  | RESET 3            | NOT_FOUND               | ACK           | epoch=2 streaming=true | registered on another stream; REGISTER it on this stream first
+      elsewhere@2  | REMOVE 1           | STALE                   | ACK           | epoch=2 streaming=true | epoch 1 is below the current epoch 2
+      elsewhere@2  | REMOVE 2           | ACCEPTED                | ACK           | absent | -
       """;
 
   @TempDir static Path dir;
@@ -82,6 +84,7 @@ class ControlProtocolTest {
   TestCollector c;
   TestCollector other;
   TableInfo orders;
+  TableInfo altered;
   long start;
 
   @BeforeAll
@@ -90,6 +93,8 @@ class ControlProtocolTest {
     stores = new StoreFixture(dir);
     orders = stores.createTable(100, "orders");
     start = stores.heartbeat();
+    altered = stores.addColumn(orders, "note");   // after start: "as created" and "latest" differ
+    stores.heartbeat();
     service = EventService.start(vertx, EventServiceConfig.defaults(), NodeIdentity.fresh("node-a", null, null),
         "127.0.0.1", 0, stores.events, stores.schema, stores.meters).await(20, TimeUnit.SECONDS);
     c = TestCollector.connect(service.port());
@@ -120,6 +125,7 @@ class ControlProtocolTest {
     String expectedAck = col[2].strip();
     String expectedMessages = col[3].strip();
     String expectedAfter = col[4].strip();
+    String expectedReason = col[5].strip();
     DispatcherId id = DispatcherId.random();
     arrange(id, state);
 
@@ -131,7 +137,9 @@ class ControlProtocolTest {
         + (ack.getStatus() == AckStatus.ACK_STATUS_REJECTED ? "(" + ErrorCode.fromWire(ack.getCode()) + ")" : "");
     assertThat(ackText).as("ack of " + row + " (reason: " + ack.getReason() + ")").isEqualTo(expectedAck);
     if (ack.getStatus() != AckStatus.ACK_STATUS_ACCEPTED) {
-      assertThat(ack.getReason()).as("a refusal says why").isNotEmpty();
+      assertThat(ack.getReason()).as("a refusal says why, in the words of its row").contains(expectedReason);
+    } else {
+      assertThat(expectedReason).isEqualTo("-");
     }
     assertThat(kinds(caused)).as("messages caused by " + row).isEqualTo(expectedMessages);
     for (BrokerMessage m : caused) {
@@ -141,6 +149,39 @@ class ControlProtocolTest {
       }
     }
     assertThat(stateOf(id)).as("state after " + row).isEqualTo(expectedAfter);
+  }
+
+  @org.junit.jupiter.api.Test
+  void getTableSchemaBeforeTheCreateAnswersWhatTheHandshakeCarries() {
+    long before = orders.version() - 5;
+    DispatcherId id = DispatcherId.random();
+    expect(build(id, "REGISTER 0 before".split(" ")), AckStatus.ACK_STATUS_ACCEPTED);
+    c.request(TestCollector.reset(id, 1, before).build());
+    dev.sluice.api.v1.TableInfo handshake = c.next(m -> m.hasHandshake()
+        && m.getHandshake().getDispatcherId().equals(id.toProto())).getHandshake().getTableInfo();
+    assertThat(TableInfo.fromProto(handshake)).as("the handshake carries the table as created").isEqualTo(orders);
+
+    io.grpc.ManagedChannel ch = io.grpc.ManagedChannelBuilder.forAddress("127.0.0.1", service.port()).usePlaintext()
+        .build();
+    try {
+      var stub = dev.sluice.api.v1.EventServiceGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS);
+      var byId = stub.getTableSchema(dev.sluice.api.v1.TableSchemaRequest.newBuilder().setTableId(100)
+          .setAtTs(before).build());
+      var byName = stub.getTableSchema(dev.sluice.api.v1.TableSchemaRequest.newBuilder().setTableName("public.orders")
+          .setAtTs(before).build());
+      assertThat(byId).as("by id, before the CREATE").isEqualTo(handshake);
+      assertThat(byName).as("by name, before the CREATE").isEqualTo(handshake);
+      var latest = stub.getTableSchema(dev.sluice.api.v1.TableSchemaRequest.newBuilder().setTableId(100).build());
+      assertThat(TableInfo.fromProto(latest)).as("at the resolved ts: the altered table").isEqualTo(altered);
+      for (var never : List.of(dev.sluice.api.v1.TableSchemaRequest.newBuilder().setTableId(999).setAtTs(before),
+          dev.sluice.api.v1.TableSchemaRequest.newBuilder().setTableName("public.nonesuch").setAtTs(before))) {
+        org.assertj.core.api.Assertions.assertThatThrownBy(() -> stub.getTableSchema(never.build()))
+            .isInstanceOfSatisfying(io.grpc.StatusRuntimeException.class,
+                e -> assertThat(e.getStatus().getCode()).isEqualTo(io.grpc.Status.Code.NOT_FOUND));
+      }
+    } finally {
+      ch.shutdownNow();
+    }
   }
 
   private void arrange(DispatcherId id, String state) {

@@ -211,6 +211,31 @@ class EventServiceTest {
           Status.Code.NOT_FOUND, "public.nope");
       assertThatStatus(() -> stub.getTableSchema(TableSchemaRequest.newBuilder().setTableName("nodot").build()),
           Status.Code.INVALID_ARGUMENT, "schema.table");
+      // above the resolved ts the table may yet be created below the ts: retryable, not NOT_FOUND
+      long ahead = stores.lastTs() + 1_000;
+      assertThatStatus(() -> stub.getTableSchema(TableSchemaRequest.newBuilder().setTableName("public.nope")
+          .setAtTs(ahead).build()), Status.Code.UNAVAILABLE, "not known yet");
+      assertThatStatus(() -> stub.getTableSchema(TableSchemaRequest.newBuilder().setTableId(999)
+          .setAtTs(ahead).build()), Status.Code.UNAVAILABLE, "retry shortly");
+    } finally {
+      ch.shutdownNow();
+    }
+  }
+
+  /** It failed with OUT_OF_RANGE after the first GC (the history was read from below the GC point). */
+  @Test
+  void listTablesAnswersAfterTheSchemaStoreWasCollected() {
+    stores.insert(100, 7);
+    long gcTs = stores.heartbeat();
+    stores.schema.gc(gcTs);
+    ManagedChannel ch = ManagedChannelBuilder.forAddress("127.0.0.1", service.port()).usePlaintext().build();
+    try {
+      var stub = EventServiceGrpc.newBlockingStub(ch).withDeadlineAfter(10, TimeUnit.SECONDS);
+      TableList list = stub.listTables(ListTablesRequest.getDefaultInstance());
+      assertThat(list.getTablesList()).singleElement().satisfies(e -> {
+        assertThat(e.getTableInfo().getTableName()).isEqualTo("orders");
+        assertThat(e.getCreatedTs()).isEqualTo(orders.version());
+      });
     } finally {
       ch.shutdownNow();
     }
@@ -385,6 +410,28 @@ class EventServiceTest {
     }, m -> events.stream().anyMatch(e -> e.hasDml() && e.getDml().getCommitTs() == rows), Duration.ofSeconds(10));
     assertThat(events.get(0).getDdl().getCommitTs()).isEqualTo(born.version());
     assertThat(events.get(0).getDdl().getDdlType()).isEqualTo(dev.sluice.api.v1.DdlType.DDL_TYPE_CREATE_TABLE);
+  }
+
+  @Test
+  void aStartTsBelowWhereCaptureBeganIsRejectedButZeroAsksForEverythingThere() {
+    stores.insert(100, 1);
+    long floor = stores.insert(100, 2);
+    var batch = stores.events.newBatch();
+    batch.setFloorTs(floor);   // as a node that joined a cluster later: it holds nothing committed before
+    stores.events.write(batch, true);
+    TestCollector c = collector();
+    c.hello("c");
+
+    ControlAck below = c.ack(TestCollector.register(DispatcherId.random(), TableSpan.wholeTable(100), floor - 1).build());
+    ControlAck zero = c.ack(TestCollector.register(DispatcherId.random(), TableSpan.wholeTable(100), 0).build());
+    ControlAck at = c.ack(TestCollector.register(DispatcherId.random(), TableSpan.wholeTable(100), floor).build());
+
+    assertThat(below.getStatus()).isEqualTo(AckStatus.ACK_STATUS_REJECTED);
+    assertThat(below.getCode()).isEqualTo(dev.sluice.api.error.ErrorCode.START_TS_BELOW_GC.toWire());
+    assertThat(below.getReason()).contains(Long.toString(floor - 1), Long.toString(floor), "capture began");
+    assertThat(zero.getStatus()).as(zero.getReason()).isEqualTo(AckStatus.ACK_STATUS_ACCEPTED);
+    assertThat(at.getStatus()).as(at.getReason()).isEqualTo(AckStatus.ACK_STATUS_ACCEPTED);
+    assertThat(stores.events.floorTs()).isEqualTo(floor);
   }
 
   @Test

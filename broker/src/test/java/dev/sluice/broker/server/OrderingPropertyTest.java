@@ -36,8 +36,8 @@ import net.jqwik.api.lifecycle.AfterContainer;
 import net.jqwik.api.lifecycle.BeforeContainer;
 
 /**
- * Random workloads (transactions small and large, updates and deletes, DDL, idle periods crossing
- * sync-point boundaries) streamed to a dispatcher with random span, filter, sync-point interval and a
+ * Random workloads (transactions small and large, updates and deletes, DDL, migrations with DDL between
+ * their rows, idle periods crossing sync-point boundaries) streamed to a dispatcher with random span, filter, sync-point interval and a
  * small scan budget and credit window, checked by the PROTOCOL.md receiver rules: zero violations,
  * and exactly the rows of the span, in commit order.
  */
@@ -74,6 +74,9 @@ class OrderingPropertyTest {
 
   record AddColumn() implements Op {}
 
+  /** One transaction: rows, ADD COLUMN, rows, SET NOT NULL (two versions at its commit ts), maybe rows. */
+  record Migration(int before, int between, int after) implements Op {}
+
   record Idle(long micros) implements Op {}
 
   @Provide
@@ -84,9 +87,12 @@ class OrderingPropertyTest {
     Arbitrary<Op> ud = Arbitraries.integers().between(0, 30).map(UpdateDelete::new);
     Arbitrary<Op> ddl = Arbitraries.just(new AddColumn());
     Arbitrary<Op> idle = Arbitraries.longs().between(0, 2_500_000).map(Idle::new);
+    Arbitrary<Op> migration = Combinators.combine(Arbitraries.integers().between(0, 3),
+        Arbitraries.integers().between(0, 80), Arbitraries.integers().between(0, 3)).as(Migration::new);
     return Arbitraries.frequencyOf(
         net.jqwik.api.Tuple.of(10, insert), net.jqwik.api.Tuple.of(1, big), net.jqwik.api.Tuple.of(4, ud),
-        net.jqwik.api.Tuple.of(1, ddl), net.jqwik.api.Tuple.of(4, idle)).list().ofMinSize(1).ofMaxSize(25);
+        net.jqwik.api.Tuple.of(1, ddl), net.jqwik.api.Tuple.of(4, idle), net.jqwik.api.Tuple.of(2, migration))
+        .list().ofMinSize(1).ofMaxSize(25);
   }
 
   @Property(tries = 20)
@@ -112,6 +118,30 @@ class OrderingPropertyTest {
         rows.add(StoreFixture.row(RowOp.ROW_OP_DELETE, ud.key(), "u"));
       } else if (op instanceof AddColumn) {
         current = stores.addColumn(current, "c" + column++);
+      } else if (op instanceof Migration mg) {
+        List<Object> changes = new ArrayList<>();
+        List<RowChange> migrated = new ArrayList<>();
+        int[] counts = {mg.before(), -1, mg.between(), -2, mg.after()};
+        String added = "c" + column;
+        for (int part : counts) {
+          if (part == -1 || part == -2) {
+            current = StoreFixture.withColumn(current, added, part == -1);
+            changes.add(current);
+            column++;
+            continue;
+          }
+          for (int i = 0; i < part; i++) {
+            RowChange row = StoreFixture.row(RowOp.ROW_OP_INSERT, keys++, "m".repeat(40));
+            changes.add(row);
+            migrated.add(row);
+          }
+        }
+        stores.transaction(tableId, changes);
+        for (RowChange row : migrated) {
+          if (span.contains(row.getKeyHash())) {
+            expected.add(row);
+          }
+        }
       } else if (op instanceof Idle idle) {
         stores.advanceTimeMicros(idle.micros());
         stores.heartbeat();

@@ -242,6 +242,21 @@ class RocksEventStoreTest {
   }
 
   @Test
+  void theFloorWhereCaptureBeganSurvivesReopenAndANewStoreHasNone() {
+    assertThat(store.floorTs()).isZero();
+    StoreBatch b = store.newBatch();
+    b.setFloorTs(9);
+    b.setResolvedTs(9);
+    store.write(b, true);
+    writeTxn(10, 1, 1);
+
+    reopen();
+
+    assertThat(store.floorTs()).isEqualTo(9);
+    assertThat(store.resolvedTs()).isEqualTo(10);
+  }
+
+  @Test
   void positionResolvedTsAndLastCommitTsSurviveReopen() {
     writeTxn(10, 1, 1, 2);
     writeTxn(25, 2, 2);

@@ -16,7 +16,8 @@ import java.util.Map;
  * The receiver rules of PROTOCOL.md as a checker over everything a broker sends to one collector: per
  * dispatcher, a handshake (seq 1, table info present, epoch above the last) opens each epoch; data
  * events of that epoch follow as seq + 1 without gaps, ordered by commit ts with DDL before and sync
- * points after the DML of their ts; fragments of one transaction are consecutive and numbered; a
+ * points after the DML of their ts, except that a DDL of an open transaction comes between its fragments
+ * at its row seq (ddl-in-txn); fragments of one transaction are consecutive and numbered; a
  * Resolved carries exactly the last seq, never lands inside a transaction, never moves back, and no
  * later event has a commit ts at or below it. Also collects the delivered rows of the last epoch.
  */
@@ -28,6 +29,8 @@ public final class ReceiverRules {
 
   private static final class Stream {
     long epoch = -1;
+    /** Row seq of the last row or DDL of the open transaction. */
+    long lastRowSeq = -1;
     long lastSeq;
     long startTs;
     long keyTs;
@@ -40,6 +43,7 @@ public final class ReceiverRules {
     int ddls;
     int syncPoints;
     int handshakes;
+    final List<dev.sluice.api.v1.SnapshotDone> snapshotDones = new ArrayList<>();
   }
 
   private final Map<DispatcherId, Stream> streams = new HashMap<>();
@@ -80,6 +84,7 @@ public final class ReceiverRules {
     s.resolvedTs = h.getStartTs();
     s.rows.clear();
     s.rowTs.clear();
+    s.snapshotDones.clear();
     s.handshakes++;
     if (h.hasResumeCursor()) {
       s.openTxn = h.getResumeCursor().getCommitTs();
@@ -106,7 +111,22 @@ public final class ReceiverRules {
     switch (e.getPayloadCase()) {
       case DML -> onDml(id, s, e.getDml());
       case DDL -> {
-        order(id, s, e.getDdl().getCommitTs(), DDL);
+        if (s.openTxn == e.getDdl().getCommitTs()) {   // inside its transaction, after the rows before it
+          if (e.getDdl().getRowSeq() <= s.lastRowSeq) {
+            violation(id, "DDL at " + e.getDdl().getCommitTs() + "/" + e.getDdl().getRowSeq() + " after row "
+                + s.lastRowSeq + " of its transaction");
+          }
+          s.lastRowSeq = e.getDdl().getRowSeq();
+        } else if (s.keyKind == DDL && s.keyTs == e.getDdl().getCommitTs()) {   // several DDLs of one transaction
+          if (e.getDdl().getRowSeq() <= s.lastRowSeq) {
+            violation(id, "DDL at " + e.getDdl().getCommitTs() + "/" + e.getDdl().getRowSeq() + " after DDL "
+                + s.lastRowSeq + " of its transaction");
+          }
+          s.lastRowSeq = e.getDdl().getRowSeq();
+        } else {
+          order(id, s, e.getDdl().getCommitTs(), DDL);
+          s.lastRowSeq = e.getDdl().getRowSeq();
+        }
         if (!e.getDdl().hasTableInfoAfter()) {
           violation(id, "DDL at " + e.getDdl().getCommitTs() + " has no table info");
         }
@@ -115,6 +135,15 @@ public final class ReceiverRules {
       case SYNC_POINT -> {
         order(id, s, e.getSyncPoint().getTs(), SYNC);
         s.syncPoints++;
+      }
+      case SNAPSHOT_DONE -> {
+        if (s.openTxn >= 0) {
+          violation(id, "SnapshotDone inside the transaction " + s.openTxn);
+        }
+        if (!s.snapshotDones.isEmpty()) {
+          violation(id, "a second SnapshotDone in epoch " + s.epoch);
+        }
+        s.snapshotDones.add(e.getSnapshotDone());
       }
       default -> violation(id, "data event without payload at seq " + e.getSeq());
     }
@@ -129,7 +158,11 @@ public final class ReceiverRules {
         violation(id, "fragment " + b.getFragmentIndex() + " of " + ts + " does not follow " + (s.nextFragment - 1));
       }
     } else {
+      boolean afterItsDdl = s.keyKind == DDL && s.keyTs == ts;
       order(id, s, ts, DML);
+      if (!afterItsDdl) {
+        s.lastRowSeq = -1;
+      }
       if (b.getFragmentIndex() != 0) {
         violation(id, "transaction " + ts + " starts at fragment " + b.getFragmentIndex());
       }
@@ -142,6 +175,7 @@ public final class ReceiverRules {
     for (RowChange r : b.getRowsList()) {
       s.rows.add(r);
       s.rowTs.add(ts);
+      s.lastRowSeq = r.getRowSeq();
     }
   }
 
@@ -214,6 +248,12 @@ public final class ReceiverRules {
   public List<Long> rowCommitTs(DispatcherId id) {
     Stream s = streams.get(id);
     return s == null ? List.of() : List.copyOf(s.rowTs);
+  }
+
+  /** The SnapshotDone of the current epoch, or null before it came. */
+  public dev.sluice.api.v1.SnapshotDone snapshotDone(DispatcherId id) {
+    Stream s = streams.get(id);
+    return s == null || s.snapshotDones.isEmpty() ? null : s.snapshotDones.get(0);
   }
 
   public int ddls(DispatcherId id) {

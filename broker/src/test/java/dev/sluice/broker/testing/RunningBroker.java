@@ -10,6 +10,7 @@ import dev.sluice.broker.capture.CaptureState;
 import dev.sluice.broker.capture.TestPostgres;
 import dev.sluice.broker.changefeed.ChangefeedConfig;
 import dev.sluice.broker.cli.AdminClient;
+import dev.sluice.broker.security.SecurityConfig;
 import dev.sluice.broker.upstream.DemoWorkloadConfig;
 import dev.sluice.broker.upstream.UpstreamConfig;
 import java.nio.file.Path;
@@ -17,7 +18,8 @@ import java.time.Duration;
 
 /**
  * A real broker in this JVM capturing a real PostgreSQL (zonky), with its admin API on a free port,
- * for admin API, deletion and CLI tests.
+ * for admin API, deletion and CLI tests. Unless the config names an absolute one, file sinks may write
+ * in the directory that holds the data directory (the test's temp dir).
  */
 public final class RunningBroker implements AutoCloseable {
 
@@ -28,7 +30,7 @@ public final class RunningBroker implements AutoCloseable {
   private RunningBroker(TestPostgres upstream, Broker broker) {
     this.upstream = upstream;
     this.broker = broker;
-    this.admin = AdminClient.of(adminUrl(), Duration.ofSeconds(30));
+    this.admin = broker.security().tls() == null ? AdminClient.of(adminUrl(), Duration.ofSeconds(30)) : null;
   }
 
   /** Starts PostgreSQL, runs {@code setupSql} there, then the broker under {@code dir}. */
@@ -38,12 +40,34 @@ public final class RunningBroker implements AutoCloseable {
 
   /** As {@link #start(Path, ChangefeedConfig, String...)}, serving as {@code serve} says. */
   public static RunningBroker start(Path dir, ChangefeedConfig changefeeds, ServeConfig serve, String... setupSql) {
+    return start(dir, changefeeds, serve, SecurityConfig.none(), setupSql);
+  }
+
+  /**
+   * As {@link #start(Path, ChangefeedConfig, ServeConfig, String...)}, secured as {@code security} says. File
+   * sinks of these tests live in the test's directory, beside the data directory, unless {@code changefeeds}
+   * names an absolute one.
+   */
+  public static RunningBroker start(Path dir, ChangefeedConfig changefeeds, ServeConfig serve, SecurityConfig security,
+      String... setupSql) {
+    return startAsConfigured(dir, changefeeds.fileSinkDir().isAbsolute() ? changefeeds
+        : changefeeds.withFileSinkDir(dir.toAbsolutePath().getParent()), serve, security, setupSql);
+  }
+
+  /** As {@link #start(Path, ChangefeedConfig, String...)}, with the file sink directory as {@code changefeeds} says. */
+  public static RunningBroker startAsConfigured(Path dir, ChangefeedConfig changefeeds, String... setupSql) {
+    return startAsConfigured(dir, changefeeds, ServeConfig.ephemeral(), SecurityConfig.none(), setupSql);
+  }
+
+  private static RunningBroker startAsConfigured(Path dir, ChangefeedConfig changefeeds, ServeConfig serve,
+      SecurityConfig security,
+      String... setupSql) {
     TestPostgres pg = TestPostgres.start();
     try {
       pg.exec(setupSql);
       BrokerConfig config = new BrokerConfig("node-a", dir, UpstreamConfig.external(pg.jdbcUrl(), "postgres", null),
           CaptureConfig.defaults("node-a").withHeartbeatInterval(Duration.ofMillis(50)), false,
-          DemoWorkloadConfig.defaults(), serve);
+          DemoWorkloadConfig.defaults(), serve, security);
       Broker broker = new Broker(config, changefeeds);
       broker.start();
       await().atMost(Duration.ofSeconds(60)).until(() -> broker.captureStatus().state() == CaptureState.STREAMING);
@@ -67,7 +91,7 @@ public final class RunningBroker implements AutoCloseable {
   }
 
   public String adminUrl() {
-    return "http://127.0.0.1:" + broker.admin().port();   // also when it listens on every interface
+    return broker.security().scheme() + "://127.0.0.1:" + broker.admin().port();   // also when it listens on every interface
   }
 
   public String grpcAddress() {

@@ -126,6 +126,46 @@ public final class StoreFixture implements AutoCloseable {
     return ts;
   }
 
+  /**
+   * One transaction of row changes and schema changes of one table, in this order: each element is a
+   * {@link RowChange} or a {@link TableInfo} (the table's next version, an ALTER TABLE there). Rows and DDL
+   * take row seqs in one sequence, as capture numbers them. Returns the commit ts.
+   */
+  public long transaction(long tableId, List<?> changes) {
+    long ts = nextTs();
+    StoreBatch b = events.newBatch();
+    List<DdlEvent> ddls = new ArrayList<>();
+    long seq = 0;
+    for (Object c : changes) {
+      if (c instanceof TableInfo v) {
+        ddls.add(new DdlEvent(ts, DdlType.ALTER_TABLE, "ALTER TABLE " + v.qualifiedName() + " /* " + seq + " */",
+            v.withVersion(ts, seq), "postgresql", seq, List.of()));
+      } else {
+        RowChange full = ((RowChange) c).toBuilder().setRowSeq(seq).build();
+        b.putRow(tableId, ts, seq, full.getKeyHash(), full.toByteArray());
+      }
+      seq++;
+    }
+    if (!ddls.isEmpty()) {
+      schema.apply(ddls);
+    }
+    b.putTimeMark(ts, tick());
+    b.setPosition(new SourcePosition(ts, ts + 1));
+    b.setResolvedTs(ts);
+    schema.advanceResolvedTs(ts);
+    events.write(b, false);
+    lastTs = ts;
+    return ts;
+  }
+
+  /** {@code before} with a column {@code column text} added (not yet applied anywhere). */
+  public static TableInfo withColumn(TableInfo before, String column, boolean nullable) {
+    List<ColumnInfo> cols = new ArrayList<>(before.columns());
+    cols.removeIf(c -> c.name().equals(column));
+    cols.add(ColumnInfo.of(column, "text", ValueKind.VALUE_KIND_STRING, nullable));
+    return new TableInfo(before.tableId(), before.schemaName(), before.tableName(), cols, before.primaryKey(), 0);
+  }
+
   /** An idle heartbeat: resolved ts advances with no row. */
   public long heartbeat() {
     long ts = nextTs();

@@ -70,9 +70,13 @@ public final class TestCollector implements AutoCloseable {
   private final boolean autoRead;
 
   private TestCollector(int port, boolean autoRead) {
+    this(NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext()
+        .flowControlWindow(1 << 20).maxInboundMessageSize(64 << 20).build(), new Metadata(), autoRead);
+  }
+
+  private TestCollector(ManagedChannel channel, Metadata headers, boolean autoRead) {
     this.autoRead = autoRead;
-    this.channel = NettyChannelBuilder.forAddress("127.0.0.1", port).usePlaintext()
-        .flowControlWindow(1 << 20).maxInboundMessageSize(64 << 20).build();
+    this.channel = channel;
     this.call = channel.newCall(CONNECT, CallOptions.DEFAULT);
     call.start(new ClientCall.Listener<>() {
       @Override
@@ -91,7 +95,7 @@ public final class TestCollector implements AutoCloseable {
       public void onClose(Status status, Metadata trailers) {
         closed.complete(status);
       }
-    }, new Metadata());
+    }, headers);
     if (autoRead) {
       call.request(1);
     }
@@ -100,6 +104,14 @@ public final class TestCollector implements AutoCloseable {
   /** A collector that reads everything the broker sends. */
   public static TestCollector connect(int port) {
     return new TestCollector(port, true);
+  }
+
+  /**
+   * A collector over {@code channel} (TLS, say), opening its stream with {@code headers} (the
+   * {@code authorization} metadata, say); it owns the channel and closes it.
+   */
+  public static TestCollector over(ManagedChannel channel, Metadata headers) {
+    return new TestCollector(channel, headers, true);
   }
 
   /** A collector that never asks for a message: its stream's window fills and stays full. */
@@ -119,6 +131,13 @@ public final class TestCollector implements AutoCloseable {
   public Welcome hello(String collectorId) {
     send(CollectorMessage.newBuilder().setHello(Hello.newBuilder().setCollectorId(collectorId)
         .setProtocolVersion(ProtocolInfo.VERSION).addAllOptionalFeatures(ProtocolInfo.BROKER_FEATURES)).build());
+    return next(m -> m.hasWelcome()).getWelcome();
+  }
+
+  /** Sends Hello asking for exactly {@code optionalFeatures} and waits for Welcome. */
+  public Welcome hello(String collectorId, java.util.Collection<String> optionalFeatures) {
+    send(CollectorMessage.newBuilder().setHello(Hello.newBuilder().setCollectorId(collectorId)
+        .setProtocolVersion(ProtocolInfo.VERSION).addAllOptionalFeatures(optionalFeatures)).build());
     return next(m -> m.hasWelcome()).getWelcome();
   }
 
@@ -229,6 +248,11 @@ public final class TestCollector implements AutoCloseable {
 
   public void assertOpen() {
     assertThat(closed).as("stream still open").isNotDone();
+  }
+
+  /** Cancels the call (RST_STREAM CANCEL) and keeps the connection. */
+  public void cancel() {
+    call.cancel("the test cancels", null);
   }
 
   public void halfClose() {

@@ -7,14 +7,17 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -25,38 +28,48 @@ import org.junit.jupiter.api.io.TempDir;
 class EmbeddedUpstreamTest {
 
   @Test
-  void dataSurvivesAKilledOwnerAndTheOrphanedServerIsReplaced(@TempDir Path dir) throws Exception {
-    Path data = dir.resolve("upstream");
-    int port = freePort();
-    Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-        "-cp", System.getProperty("java.class.path"), "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
-        EmbeddedUpstreamMain.class.getName(), data.toString(), Integer.toString(port), "first")
-        .redirectErrorStream(true).start();
-    try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
-      String line;
-      while ((line = out.readLine()) != null && !line.equals("READY")) {
-        // zonky's start-up output
+  void dataSurvivesAKilledOwnerAndTheOrphanedServerIsReplaced() throws Exception {
+    // short: the socket path must fit 107 bytes wherever the checkout lives (a deep one falls back to TCP)
+    Path dir = Files.createTempDirectory(Path.of("/tmp"), "sluice-up");
+    try {
+      Path data = dir.resolve("upstream");
+      int port = freePort();
+      Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+          "-cp", System.getProperty("java.class.path"), "-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"),
+          EmbeddedUpstreamMain.class.getName(), data.toString(), Integer.toString(port), "first")
+          .redirectErrorStream(true).start();
+      try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8))) {
+        String line;
+        while ((line = out.readLine()) != null && !line.equals("READY")) {
+          // zonky's start-up output
+        }
+        assertThat(line).as("child started its PostgreSQL").isEqualTo("READY");
+        child.destroyForcibly(); // SIGKILL: zonky's shutdown hook does not run, PostgreSQL stays up
+        assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
       }
-      assertThat(line).as("child started its PostgreSQL").isEqualTo("READY");
-      child.destroyForcibly(); // SIGKILL: zonky's shutdown hook does not run, PostgreSQL stays up
-      assertThat(child.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    }
 
-    try (EmbeddedUpstream up = EmbeddedUpstream.start(data, port);
-        Connection c = DriverManager.getConnection(up.jdbcUrl(), "postgres", null);
-        Statement s = c.createStatement()) {
-      s.execute("INSERT INTO kept VALUES ('second')");
-      assertThat(strings(s, "SELECT v FROM kept ORDER BY v")).containsExactly("first", "second");
-      assertThat(strings(s, "SHOW wal_level")).containsExactly("logical");
-      assertThat(up.connection().displayUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + port + "/postgres"
-          + " via unix socket " + dir.resolve("upstream-socket"));
-    }
-    // the broker's own connections go through the socket file (PostgreSQL shows no server address for them)
-    try (EmbeddedUpstream up = EmbeddedUpstream.start(data, port);
-        Connection c = DriverManager.getConnection(up.connection().jdbcUrl(), "postgres", null);
-        Statement s = c.createStatement()) {
-      assertThat(strings(s, "SELECT inet_server_addr() IS NULL")).containsExactly("t");
-      assertThat(strings(s, "SELECT v FROM kept ORDER BY v")).containsExactly("first", "second");
+      try (EmbeddedUpstream up = EmbeddedUpstream.start(data, port);
+          Connection c = DriverManager.getConnection(up.jdbcUrl(), "postgres", null);
+          Statement s = c.createStatement()) {
+        s.execute("INSERT INTO kept VALUES ('second')");
+        assertThat(strings(s, "SELECT v FROM kept ORDER BY v")).containsExactly("first", "second");
+        assertThat(strings(s, "SHOW wal_level")).containsExactly("logical");
+        assertThat(up.connection().displayUrl()).isEqualTo("jdbc:postgresql://127.0.0.1:" + port + "/postgres"
+            + " via unix socket " + dir.resolve("upstream-socket"));
+      }
+      // the broker's own connections go through the socket file (PostgreSQL shows no server address for them)
+      try (EmbeddedUpstream up = EmbeddedUpstream.start(data, port);
+          Connection c = DriverManager.getConnection(up.connection().jdbcUrl(), "postgres", null);
+          Statement s = c.createStatement()) {
+        assertThat(strings(s, "SELECT inet_server_addr() IS NULL")).containsExactly("t");
+        assertThat(strings(s, "SELECT v FROM kept ORDER BY v")).containsExactly("first", "second");
+      }
+    } finally {
+      try (Stream<Path> files = Files.walk(dir)) {
+        for (Path f : files.sorted(Comparator.reverseOrder()).toList()) {
+          Files.deleteIfExists(f);
+        }
+      }
     }
   }
 

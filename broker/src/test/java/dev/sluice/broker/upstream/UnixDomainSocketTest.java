@@ -33,7 +33,7 @@ class UnixDomainSocketTest {
 
   @BeforeEach
   void listen() throws Exception {
-    dir = Files.createTempDirectory("uds");   // short: a socket path must fit 107 bytes
+    dir = Files.createTempDirectory(Path.of("/tmp"), "uds");   // short: a socket path must fit 107 bytes (java.io.tmpdir is the checkout's target)
     file = dir.resolve(".s.PGSQL.6543");
     server = ServerSocketChannel.open(StandardProtocolFamily.UNIX);
     server.bind(UnixDomainSocketAddress.of(file));

@@ -1,0 +1,379 @@
+package dev.sluice.broker.capture;
+
+import dev.sluice.api.KeyHash;
+import dev.sluice.api.error.ErrorCode;
+import dev.sluice.api.error.SluiceException;
+import dev.sluice.api.v1.Value;
+import dev.sluice.broker.snapshot.ChunkPlanner;
+import dev.sluice.broker.snapshot.ChunkQuery;
+import dev.sluice.broker.snapshot.ChunkRead;
+import dev.sluice.broker.snapshot.ChunkSource;
+import dev.sluice.broker.snapshot.RowIdentity;
+import dev.sluice.broker.snapshot.SnapshotPosition;
+import dev.sluice.broker.snapshot.SnapshotRow;
+import dev.sluice.broker.snapshot.SnapshotWatermarks;
+import dev.sluice.broker.snapshot.SourceChunk;
+import dev.sluice.broker.snapshot.TableStats;
+import dev.sluice.broker.upstream.UpstreamConfig;
+import dev.sluice.schema.ColumnInfo;
+import dev.sluice.schema.TableInfo;
+import io.vertx.core.json.JsonArray;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A snapshot reader's PostgreSQL connection: writes watermarks ({@code pg_logical_emit_message}, one
+ * autocommitted statement each) and reads chunks in a read-only transaction of their own, with a cursor
+ * so a chunk that reaches its byte limit stops without reading further rows. Values come in the text format
+ * (binary transfer off), which is each type's output function, what pgoutput sends, and are parsed by the
+ * same code as captured rows ({@link PgTextValues}), over the types the catalog gives each column, so a READ
+ * row is the row a captured INSERT of it would be. The connection is
+ * opened at the first call and opened again after it broke. No lock is taken beyond the reads' own
+ * ACCESS SHARE. One reader thread only.
+ *
+ * <pre>{@code
+ * ChunkSource.Factory factory = PgChunkSource.factory(upstream);
+ * }</pre>
+ */
+public final class PgChunkSource implements ChunkSource {
+
+  /** pgoutput streams logical messages (the watermarks) from PostgreSQL 14 on. */
+  static final int MIN_SERVER_VERSION = 140000;
+  private static final int FETCH_ROWS = 512;
+  /** A table never analyzed and at most this many blocks (8 MiB) is counted for its estimate. */
+  private static final long EXACT_COUNT_BLOCKS = 1024;
+  /** Per row, what a READ row costs beyond its values (tag, length, op, seq, key hash). */
+  private static final int ROW_OVERHEAD_BYTES = 24;
+
+  private final UpstreamConnector connector;
+  private Connection connection;
+  private PgTypes types;
+  private final Map<Long, ColumnTypes> columnTypes = new HashMap<>();
+
+  private record ColumnTypes(List<ColumnInfo> columns, PgType[] types) {}
+
+  private PgChunkSource(UpstreamConnector connector) {
+    this.connector = connector;
+  }
+
+  /** Sources for the snapshot readers of a broker capturing {@code upstream}. */
+  public static ChunkSource.Factory factory(UpstreamConfig upstream) {
+    UpstreamConnector connector = new UpstreamConnector(upstream);
+    return () -> new PgChunkSource(connector);
+  }
+
+  @Override
+  public void emitWatermark(String token) {
+    try {
+      Connection c = connection();
+      c.setAutoCommit(true);
+      try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.pg_logical_emit_message(true, '"
+          + SnapshotWatermarks.PREFIX + "', ?)")) {
+        ps.setString(1, token);
+        ps.execute();
+      }
+    } catch (SQLException e) {
+      throw failed(e, "writing a snapshot watermark", null);
+    }
+  }
+
+  /**
+   * {@code pg_class.reltuples}, or, for a table never analyzed or vacuumed (reltuples -1), its count when it
+   * is small and the planner's estimate of a full scan (from its size) when it is not.
+   */
+  @Override
+  public TableStats stats(TableInfo table) {
+    try (PreparedStatement ps = connection().prepareStatement("SELECT c.reltuples::int8,"
+        + " pg_catalog.pg_relation_size(c.oid) / pg_catalog.current_setting('block_size')::int8"
+        + " FROM pg_catalog.pg_class c WHERE c.oid = ?")) {
+      ps.setLong(1, table.tableId());
+      long rows;
+      long blocks;
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next()) {
+          throw gone(table);
+        }
+        rows = rs.getLong(1);
+        blocks = rs.getLong(2);
+      }
+      if (rows < 0) {   // never analyzed: small tables are counted, others estimated by the planner
+        rows = blocks <= EXACT_COUNT_BLOCKS ? count(table) : plannedRows(table);
+      }
+      return new TableStats(Math.max(0, rows), blocks);
+    } catch (SQLException e) {
+      throw failed(e, "reading the size of " + table.qualifiedName(), table);
+    } finally {
+      endTransaction();
+    }
+  }
+
+  private long count(TableInfo table) throws SQLException {
+    try (Statement s = connection().createStatement();
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM " + ChunkPlanner.qualified(table))) {
+      return rs.next() ? rs.getLong(1) : 0;
+    }
+  }
+
+  private long plannedRows(TableInfo table) throws SQLException {
+    String sql = "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + ChunkPlanner.qualified(table);
+    try (Statement s = connection().createStatement(); ResultSet rs = s.executeQuery(sql)) {
+      if (!rs.next()) {
+        return 0;
+      }
+      JsonArray plan = new JsonArray(rs.getString(1));
+      return plan.getJsonObject(0).getJsonObject("Plan").getLong("Plan Rows", 0L);
+    }
+  }
+
+  @Override
+  public SourceChunk read(ChunkRead r) {
+    TableInfo table = r.table();
+    boolean keyless = table.primaryKey().isEmpty();
+    long fromBlock = r.from().nextBlock();
+    if (keyless && fromBlock >= r.endBlock()) {
+      return new SourceChunk(List.of(), r.from(), true, 0);
+    }
+    long toBlock = keyless ? Math.min(r.endBlock(), fromBlock + r.blocksPerChunk()) : 0;
+    ChunkQuery q;
+    try {
+      q = keyless ? ChunkPlanner.blocks(table, fromBlock, toBlock)
+          : ChunkPlanner.keyed(table, r.from().afterKey(), r.maxRows());
+    } catch (IllegalArgumentException e) {   // a resume key that no longer fits the table's key
+      throw SluiceException.of(ErrorCode.INVALID_REQUEST, "the snapshot of " + table.qualifiedName()
+          + " cannot continue from its position: " + e.getMessage() + "; start it again from the beginning", e);
+    }
+    int[] keys = keyIndexes(table);
+    try {
+      Connection c = connection();
+      PgType[] columns = typesOf(table);
+      c.setAutoCommit(false);
+      c.setReadOnly(true);
+      List<SnapshotRow> rows = new ArrayList<>();
+      long bytes = 0;
+      boolean cut = false;
+      long nextBlock = toBlock;
+      long currentBlock = -1;
+      try (PreparedStatement ps = c.prepareStatement(q.sql())) {
+        ps.setFetchSize(FETCH_ROWS);
+        for (int i = 0; i < q.parameters().size(); i++) {
+          ps.setObject(i + 1, q.parameters().get(i), Types.OTHER);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            if (keyless) {
+              long block = block(rs.getString(q.ctidColumn()));
+              if (bytes >= r.maxBytes() && block != currentBlock) {
+                nextBlock = block;   // a block is read whole or not at all
+                cut = true;
+                break;
+              }
+              currentBlock = block;
+            }
+            SnapshotRow row = row(rs, columns, keys, keyless);
+            rows.add(row);
+            bytes += row.bytes();
+            if (!keyless && bytes >= r.maxBytes()) {
+              cut = rows.size() < r.maxRows();
+              break;
+            }
+          }
+        }
+      }
+      c.commit();
+      if (keyless) {
+        return new SourceChunk(rows, new SnapshotPosition(List.of(), nextBlock), !cut && nextBlock >= r.endBlock(),
+            bytes);
+      }
+      List<Value> lastKey = rows.isEmpty() ? r.from().afterKey() : keyOf(rows.get(rows.size() - 1), keys);
+      boolean exhausted = !cut && rows.size() < r.maxRows();
+      return new SourceChunk(rows, new SnapshotPosition(lastKey, 0), exhausted, bytes);
+    } catch (SQLException e) {
+      throw failed(e, "reading a snapshot chunk of " + table.qualifiedName(), table);
+    } finally {
+      endTransaction();
+    }
+  }
+
+  private SnapshotRow row(ResultSet rs, PgType[] columns, int[] keys, boolean keyless) throws SQLException {
+    List<Value> values = new ArrayList<>(columns.length);
+    int size = ROW_OVERHEAD_BYTES;
+    for (int i = 0; i < columns.length; i++) {
+      String text = rs.getString(i + 1);   // the type's output: the text format, binary transfer is off
+      Value v = text == null ? PgTextValues.NULL : parse(columns[i], text);
+      values.add(v);
+      size += v.getSerializedSize() + 2;
+    }
+    List<Value> identity = keyless ? values : new ArrayList<>(keys.length);
+    if (!keyless) {
+      for (int k : keys) {
+        identity.add(values.get(k));
+      }
+    }
+    RowIdentity id = RowIdentity.of(identity);
+    return new SnapshotRow(id, keyless ? 0 : KeyHash.of(dev.sluice.api.KeyEncoding.encode(identity)), values, size);
+  }
+
+  private static Value parse(PgType type, String text) {
+    try {
+      return PgTextValues.parse(type, text);
+    } catch (IllegalArgumentException e) {   // as capture does: kept as text, never a failure
+      return Value.newBuilder().setStringValue(text).build();
+    }
+  }
+
+  private static List<Value> keyOf(SnapshotRow row, int[] keys) {
+    List<Value> key = new ArrayList<>(keys.length);
+    for (int k : keys) {
+      key.add(row.values().get(k));
+    }
+    return key;
+  }
+
+  private static int[] keyIndexes(TableInfo table) {
+    int[] keys = new int[table.primaryKey().size()];
+    for (int i = 0; i < keys.length; i++) {
+      keys[i] = table.columnIndex(table.primaryKey().get(i));
+    }
+    return keys;
+  }
+
+  /** The block of a ctid's text form "(block,offset)". */
+  static long block(String ctid) {
+    int comma = ctid.indexOf(',');
+    return Long.parseLong(ctid.substring(1, comma));
+  }
+
+  /** The catalog type of each column of {@code table}, by name; cached while its columns stay the same. */
+  private PgType[] typesOf(TableInfo table) throws SQLException {
+    ColumnTypes cached = columnTypes.get(table.tableId());
+    if (cached != null && cached.columns().equals(table.columns())) {
+      return cached.types();
+    }
+    Map<String, Integer> oids = new HashMap<>();
+    try (PreparedStatement ps = connection().prepareStatement("SELECT a.attname, a.atttypid::int4"
+        + " FROM pg_catalog.pg_attribute a WHERE a.attrelid = ? AND a.attnum > 0 AND NOT a.attisdropped")) {
+      ps.setLong(1, table.tableId());
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          oids.put(rs.getString(1), rs.getInt(2));
+        }
+      }
+    }
+    if (oids.isEmpty()) {
+      throw gone(table);
+    }
+    PgType[] out = new PgType[table.columns().size()];
+    for (int i = 0; i < out.length; i++) {
+      ColumnInfo col = table.columns().get(i);
+      Integer oid = oids.get(col.name());
+      if (oid == null) {
+        throw SluiceException.of(ErrorCode.SCHEMA_UNAVAILABLE, "column " + col.name() + " of "
+            + table.qualifiedName() + " is not in the upstream's catalog: the table changed and capture has not"
+            + " caught up yet");
+      }
+      out[i] = types.resolve(oid);
+    }
+    columnTypes.put(table.tableId(), new ColumnTypes(table.columns(), out));
+    return out;
+  }
+
+  private Connection connection() throws SQLException {
+    if (connection == null || connection.isClosed()) {
+      Connection c = connector.openTextResults("sluice-snapshot");
+      try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW server_version_num")) {
+        rs.next();
+        int version = Integer.parseInt(rs.getString(1).trim());
+        if (version < MIN_SERVER_VERSION) {
+          c.close();
+          throw new UpstreamMisconfiguredException("server_version", "snapshots need PostgreSQL 14 or newer, where"
+              + " pgoutput streams the logical messages snapshot watermarks are; " + connector.displayUrl() + " runs "
+              + version / 10000 + "; changes are captured, but existing rows cannot be read");
+        }
+        s.execute("SET search_path = pg_catalog, pg_temp");
+        // a watermark's commit flushes the WAL at once: the walsender streams only flushed WAL, so with the
+        // server's synchronous_commit off it would wait for the WAL writer (wal_writer_delay, 200 ms)
+        s.execute("SET synchronous_commit = on");
+      }
+      connection = c;
+      types = new PgTypes(new PgCatalog(c));
+      columnTypes.clear();
+    }
+    return connection;
+  }
+
+  private void endTransaction() {
+    try {
+      if (connection != null && !connection.isClosed() && !connection.getAutoCommit()) {
+        connection.rollback();
+        connection.setAutoCommit(true);
+        connection.setReadOnly(false);
+      }
+    } catch (SQLException e) {
+      closeQuietly();
+    }
+  }
+
+  private SluiceException gone(TableInfo table) {
+    return SluiceException.of(ErrorCode.TABLE_DROPPED, "table " + table.qualifiedName() + " (oid " + table.tableId()
+        + ") no longer exists upstream");
+  }
+
+  /** The typed error for a failed statement; a broken connection is dropped so the next call opens another. */
+  private SluiceException failed(SQLException e, String doing, TableInfo table) {
+    String state = e.getSQLState() == null ? "" : e.getSQLState();
+    endTransaction();   // the failed statement aborted it
+    if (table != null && (state.equals("42P01") || state.equals("3F000"))) {   // undefined table / schema
+      return exists(table) ? SluiceException.of(ErrorCode.SCHEMA_UNAVAILABLE, table.qualifiedName() + " was renamed"
+          + " upstream and capture has not caught up yet: " + e.getMessage(), e) : gone(table);
+    }
+    if (state.equals("42703")) {   // undefined column: a column dropped or renamed, not captured yet
+      return SluiceException.of(ErrorCode.SCHEMA_UNAVAILABLE, doing + ": " + e.getMessage()
+          + " (the table changed and capture has not caught up yet)", e);
+    }
+    if (state.startsWith("22")) {   // data exception: a resume key the column type does not accept
+      return SluiceException.of(ErrorCode.INVALID_REQUEST, doing + " failed: " + e.getMessage()
+          + "; the snapshot's resume key does not fit the key columns (start it again from the beginning)", e);
+    }
+    if (state.startsWith("08") || state.equals("57P01") || state.isEmpty()) {
+      closeQuietly();
+    }
+    return UpstreamChecks.classify(e, connector.displayUrl(), doing);
+  }
+
+  private boolean exists(TableInfo table) {
+    try (PreparedStatement ps = connection().prepareStatement("SELECT 1 FROM pg_catalog.pg_class WHERE oid = ?")) {
+      ps.setLong(1, table.tableId());
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    } catch (SQLException e) {
+      return true;   // unknown: read again later rather than call it dropped
+    } finally {
+      endTransaction();
+    }
+  }
+
+  private void closeQuietly() {
+    if (connection != null) {
+      try {
+        connection.close();
+      } catch (SQLException ignored) {
+        // broken already
+      }
+      connection = null;
+    }
+  }
+
+  @Override
+  public void close() {
+    closeQuietly();
+  }
+}
