@@ -31,30 +31,51 @@ public final class BrokerProcess implements AutoCloseable {
    * @param heartbeatInterval how often an idle upstream moves the resolved ts
    * @param jvmArgs           e.g. {@code -Xmx512m}
    * @param advertiseAddress  {@code host:port} the broker announces to collectors (a proxy in front of it), or null
+   * @param adminPort         fixed admin API port (kept across restarts)
+   * @param extraArgs         more {@code sluice server} arguments (the cluster flags of a cluster node)
    */
   public record Options(Path dataDir, String upstreamJdbcUrl, String nodeId, int grpcPort, Duration heartbeatInterval,
-      List<String> jvmArgs, String advertiseAddress) {
+      List<String> jvmArgs, String advertiseAddress, int adminPort, List<String> extraArgs) {
 
     public Options withJvmArgs(List<String> args) {
       return new Options(dataDir, upstreamJdbcUrl, nodeId, grpcPort, heartbeatInterval, List.copyOf(args),
-          advertiseAddress);
+          advertiseAddress, adminPort, extraArgs);
     }
 
     public Options withNodeId(String id) {
-      return new Options(dataDir, upstreamJdbcUrl, id, grpcPort, heartbeatInterval, jvmArgs, advertiseAddress);
+      return new Options(dataDir, upstreamJdbcUrl, id, grpcPort, heartbeatInterval, jvmArgs, advertiseAddress,
+          adminPort, extraArgs);
     }
 
     /** Collectors that learn the broker from GetTopology are sent to {@code address} (e.g. a fault proxy). */
     public Options withAdvertiseAddress(String address) {
-      return new Options(dataDir, upstreamJdbcUrl, nodeId, grpcPort, heartbeatInterval, jvmArgs, address);
+      return new Options(dataDir, upstreamJdbcUrl, nodeId, grpcPort, heartbeatInterval, jvmArgs, address, adminPort,
+          extraArgs);
+    }
+
+    /** More server arguments, e.g. {@code --cluster-join ...}. */
+    public Options withExtraArgs(List<String> args) {
+      return new Options(dataDir, upstreamJdbcUrl, nodeId, grpcPort, heartbeatInterval, jvmArgs, advertiseAddress,
+          adminPort, List.copyOf(args));
     }
   }
 
-  /** Defaults for tests: node "it", a free port, 50 ms heartbeats, a 768 MiB heap. */
+  /** Defaults for tests: node "it", free ports, 50 ms heartbeats, a 768 MiB heap. */
   public static Options options(Path dataDir, PostgresServer upstream) {
-    return new Options(dataDir, upstream.jdbcUrl(), "it", LoopbackPorts.free(), Duration.ofMillis(50),
-        List.of("-Xmx768m"), null);
+    return options(dataDir, upstream.jdbcUrl());
   }
+
+  /** The same defaults for an upstream at {@code jdbcUrl} (user postgres, no password). */
+  public static Options options(Path dataDir, String jdbcUrl) {
+    return new Options(dataDir, jdbcUrl, "it", LoopbackPorts.free(), Duration.ofMillis(50), List.of("-Xmx768m"), null,
+        LoopbackPorts.free(), List.of());
+  }
+
+  /** What Hazelcast asks for on Java 17 (TOOLCHAIN.md G8); the sluice.jar manifest carries the same. */
+  public static final List<String> HAZELCAST_JVM_FLAGS = List.of("--add-modules", "java.se", "--add-exports",
+      "java.base/jdk.internal.ref=ALL-UNNAMED", "--add-opens", "java.base/java.lang=ALL-UNNAMED", "--add-opens",
+      "java.base/sun.nio.ch=ALL-UNNAMED", "--add-opens", "java.management/sun.management=ALL-UNNAMED", "--add-opens",
+      "jdk.management/com.sun.management.internal=ALL-UNNAMED");
 
   private static final Duration READY_TIMEOUT = Duration.ofMinutes(3);
 
@@ -80,13 +101,17 @@ public final class BrokerProcess implements AutoCloseable {
   private void launch() {
     List<String> jvmArgs = new ArrayList<>(options.jvmArgs());
     jvmArgs.add("-Djava.io.tmpdir=" + System.getProperty("java.io.tmpdir"));
+    if (!options.extraArgs().isEmpty()) {
+      jvmArgs.addAll(HAZELCAST_JVM_FLAGS);
+    }
     List<String> args = new ArrayList<>(List.of("server", "--data-dir", options.dataDir().toString(),
         "--upstream", options.upstreamJdbcUrl(), "--upstream-user", "postgres", "--node-id", options.nodeId(),
-        "--grpc-port", Integer.toString(options.grpcPort()), "--admin-port", Integer.toString(LoopbackPorts.free()),
+        "--grpc-port", Integer.toString(options.grpcPort()), "--admin-port", Integer.toString(options.adminPort()),
         "--heartbeat-interval", options.heartbeatInterval().toString()));
     if (options.advertiseAddress() != null) {
       args.addAll(List.of("--advertise-address", options.advertiseAddress()));
     }
+    args.addAll(options.extraArgs());
     starts++;
     jvm = ChildJvm.start(name, SluiceCommand.class.getName(), System.getProperty("java.class.path"), jvmArgs, args,
         logDir);
@@ -105,6 +130,34 @@ public final class BrokerProcess implements AutoCloseable {
   public int grpcPort() {
     return options.grpcPort();
   }
+
+  /** {@code http://127.0.0.1:<admin port>}: this node's admin API, reached directly. */
+  public String adminUrl() {
+    return "http://127.0.0.1:" + options.adminPort();
+  }
+
+  public String nodeId() {
+    return options.nodeId();
+  }
+
+  /** Greps the log of every life of this process for {@code fragment}; the lines found. */
+  public List<String> logLines(String fragment) {
+    List<String> out = new ArrayList<>();
+    try (var files = java.nio.file.Files.list(logDir)) {
+      for (Path f : files.filter(f -> f.getFileName().toString().startsWith(name + ".")
+          || f.getFileName().toString().startsWith(name + "-")).toList()) {
+        for (String line : java.nio.file.Files.readAllLines(f)) {
+          if (line.contains(fragment)) {
+            out.add(line);
+          }
+        }
+      }
+    } catch (java.io.IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    }
+    return out;
+  }
+
 
   public long pid() {
     return jvm.pid();

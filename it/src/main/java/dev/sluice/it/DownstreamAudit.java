@@ -33,7 +33,9 @@ public final class DownstreamAudit {
             + " to_jsonb(NEW) ->> TG_ARGV[1]); RETURN NULL; END $$",
         createTable,
         "CREATE TRIGGER it_audit AFTER INSERT OR UPDATE ON " + table
-            + " FOR EACH ROW EXECUTE FUNCTION it_audit_row('" + keyColumn + "', '" + valueColumn + "')");
+            + " FOR EACH ROW EXECUTE FUNCTION it_audit_row('" + keyColumn + "', '" + valueColumn + "')",
+        // the sink applies as a replica (session_replication_role), where only ALWAYS triggers fire
+        "ALTER TABLE " + table + " ENABLE ALWAYS TRIGGER it_audit");
   }
 
   /** Every (table, key, value) recorded more than once, with its count; empty when nothing was applied twice. */

@@ -85,6 +85,8 @@ public final class FaultProxy implements AutoCloseable {
   private final AtomicLong bytesDropped = new AtomicLong();
   private final AtomicLong bytesHeld = new AtomicLong();
   private volatile Fault fault = Fault.pass();
+  /** Connections from these client ports get the black hole, whatever the fault (a partition of one peer). */
+  private volatile Set<Integer> silencedSources = Set.of();
   private volatile long faultGeneration;
 
   private FaultProxy(String targetHost, int targetPort) {
@@ -130,6 +132,40 @@ public final class FaultProxy implements AutoCloseable {
 
   public Fault fault() {
     return fault;
+  }
+
+  /**
+   * Silences every connection whose client port is in {@code ports}, open or future (the peer's
+   * outgoing connections come from those ports, so this cuts one peer off while others pass); an
+   * empty set ends it for new connections (a silenced one stays silent, as a dead path would).
+   */
+  public void silenceFrom(Set<Integer> ports) {
+    silencedSources = Set.copyOf(ports);
+    for (Pair p : pairs) {
+      if (ports.contains(p.in.remoteAddress().port())) {
+        vertx.runOnContext(v -> p.silenced = true);
+      }
+    }
+  }
+
+  /** Closes every open connection whose client port is in {@code ports}; returns how many. */
+  public int cutFrom(Set<Integer> ports) {
+    int n = 0;
+    for (Pair p : pairs) {
+      if (ports.contains(p.in.remoteAddress().port())) {
+        vertx.runOnContext(v -> p.close());
+        n++;
+      }
+    }
+    cuts.addAndGet(n);
+    return n;
+  }
+
+  /** Silences every open connection now, even one that sends nothing meanwhile (a cut-off path). */
+  public void silenceOpen() {
+    for (Pair p : pairs) {
+      vertx.runOnContext(v -> p.silenced = true);
+    }
   }
 
   /** Closes every open pair now (both sides); returns how many. Later connections are served as usual. */
@@ -178,6 +214,7 @@ public final class FaultProxy implements AutoCloseable {
     client.connect(targetPort, targetHost).onSuccess(out -> {
       Pair p = new Pair(in, out);
       pairs.add(p);
+      p.silenced = silencedSources.contains(in.remoteAddress().port());
       p.wire();
       in.resume();
     }).onFailure(e -> in.close());
@@ -193,7 +230,7 @@ public final class FaultProxy implements AutoCloseable {
     private long budgetGeneration = -1;
     private long budgetUsed;
     private boolean closed;
-    private boolean silenced;   // it lost bytes to a black hole: it never forwards again
+    private boolean silenced;   // it lost bytes to a black hole (or its peer is cut off): it never forwards again
     // bytes held back per direction (DELAY); while any are pending, later bytes queue behind them,
     // whatever the fault is by then, so a switch of fault never reorders a stream
     private final java.util.ArrayDeque<Delayed> upDelayed = new java.util.ArrayDeque<>();

@@ -3,6 +3,7 @@ package dev.sluice.it;
 import dev.sluice.dispatcher.DdlChange;
 import dev.sluice.dispatcher.Transaction;
 import dev.sluice.dispatcher.sink.Sink;
+import dev.sluice.dispatcher.sink.SinkChange;
 import dev.sluice.dispatcher.sink.SinkCheckpoint;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicLong;
@@ -99,6 +100,27 @@ public final class GatedSink implements Sink {
     enter();
     try {
       delegate.applyDdl(ddl, changefeedCheckpointTs);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public void applyInOrder(List<SinkChange> changes, boolean commit, long changefeedCheckpointTs) {
+    enter();
+    try {
+      delegate.applyInOrder(changes, commit, changefeedCheckpointTs);
+      transactions.addAndGet(changes.stream().filter(c -> c instanceof SinkChange.Rows).count());
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
+  public void markDropped(long tableId, String tableName, long droppedTs) {
+    enter();
+    try {
+      delegate.markDropped(tableId, tableName, droppedTs);
     } finally {
       exit();
     }

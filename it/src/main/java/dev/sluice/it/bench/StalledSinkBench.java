@@ -1,5 +1,6 @@
 package dev.sluice.it.bench;
 
+import dev.sluice.broker.control.EventServiceLimits;
 import dev.sluice.it.BrokerProcess;
 import dev.sluice.it.ChangefeedSetup;
 import dev.sluice.it.ConsistencyChecker;
@@ -14,13 +15,13 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * Scenario 6 as a figure: the broker's live heap growth while one changefeed's sink is stalled and
- * ~600 KB/s of 1 KB rows keep arriving, against the broker's configured per-connection queue quota
- * (64 MiB). A second changefeed on the same tables keeps running; its checkpoint lag at the end of the
+ * ~600 KB/s of 1 KB rows keep arriving, against the broker's per-connection queue quota (its default
+ * {@code connectionQueueBytes}, 8 MiB). A second changefeed on the same tables keeps running; its checkpoint lag at the end of the
  * stall is reported too.
  */
 final class StalledSinkBench {
 
-  static final long QUOTA = 64L << 20;
+  static final long QUOTA = EventServiceLimits.DEFAULT_CONNECTION_QUEUE_BYTES;
 
   private final Path work;
   private final Path logs;
@@ -75,9 +76,9 @@ final class StalledSinkBench {
     long growth = max - baseline;
     System.out.printf("stalled sink: broker heap %,d -> max %,d (growth %,d bytes); other changefeed caught up with the"
         + " upstream in %.0f ms at the end of the stall%n", baseline, max, growth, otherLagMs);
-    String how = String.format("broker process (-Xmx1g, default connectionQueueBytes 64 MiB); 2 writers x 100 txns/s of"
+    String how = String.format("broker process (-Xmx1g, default connectionQueueBytes %d MiB); 2 writers x 100 txns/s of"
         + " 1-5 rows of ~1 KB; one changefeed's JDBC sink blocked for %d s (2 MiB dispatcher queues); live heap after a"
-        + " full GC (jcmd) sampled 4 times, max minus the baseline before the stall", stall.toSeconds());
+        + " full GC (jcmd) sampled 4 times, max minus the baseline before the stall", QUOTA >> 20, stall.toSeconds());
     return List.of(
         new Figure("stalled_sink_heap_bytes", "broker heap growth while a sink is stalled", growth, "bytes", QUOTA, false,
             Double.NaN, 1, how),

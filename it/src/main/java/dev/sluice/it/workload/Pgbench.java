@@ -41,11 +41,16 @@ public final class Pgbench {
 
   /** Runs pgbench with {@code args} against {@code pg}; returns its output, throws when it fails. */
   public static String run(PostgresServer pg, String... args) {
+    return run(pg.port(), args);
+  }
+
+  /** Runs pgbench with {@code args} against the server on 127.0.0.1:{@code port}, database postgres. */
+  public static String run(int port, String... args) {
     Path bin = binary();
     if (bin == null) {
       throw new IllegalStateException("pgbench is not installed: run scripts/install-test-deps.sh");
     }
-    List<String> cmd = new ArrayList<>(List.of(bin.toString(), "-h", "127.0.0.1", "-p", Integer.toString(pg.port()),
+    List<String> cmd = new ArrayList<>(List.of(bin.toString(), "-h", "127.0.0.1", "-p", Integer.toString(port),
         "-U", "postgres"));
     cmd.addAll(List.of(args));
     cmd.add("postgres");

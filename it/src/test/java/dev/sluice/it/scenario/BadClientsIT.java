@@ -11,7 +11,7 @@ import dev.sluice.api.v1.CreditReport;
 import dev.sluice.api.v1.DispatcherAction;
 import dev.sluice.api.v1.DispatcherCredit;
 import dev.sluice.api.v1.DispatcherRequest;
-import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.it.ChangefeedSetup;
@@ -131,7 +131,7 @@ class BadClientsIT {
         await().atMost(Duration.ofSeconds(60)).until(() -> l.resolvedTs() >= end);
         assertThat(l.violations()).as("delivery contract of the good dispatcher").isEmpty();
         assertThat(l.rows).isEqualTo(rig.upstreamRows(table, "v"));
-        assertThat(l.handle.stats().state()).isEqualTo(DispatcherState.STREAMING);
+        assertThat(l.handle.stats().state()).isEqualTo(SubscriptionState.STREAMING);
         assertThat(l.handle.stats().epoch()).as("the good dispatcher never reset").isEqualTo(epoch);
         assertThat(rig.broker.isAlive()).as("broker process alive").isTrue();
         assertThat(rig.broker.heapUsedAfterGc()).as("broker live heap").isLessThan(256L << 20);

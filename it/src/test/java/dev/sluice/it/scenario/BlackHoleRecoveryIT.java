@@ -3,7 +3,7 @@ package dev.sluice.it.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.it.ChangefeedSetup;
@@ -43,11 +43,11 @@ class BlackHoleRecoveryIT {
         workload.paced(20).start(1);
         long epoch = l.handle.stats().epoch();
         rig.proxy.set(FaultProxy.Fault.blackHole());
-        await().atMost(Duration.ofSeconds(30)).until(() -> l.handle.state() != DispatcherState.STREAMING);
+        await().atMost(Duration.ofSeconds(30)).until(() -> l.handle.state() != SubscriptionState.STREAMING);
         rig.proxy.set(FaultProxy.Fault.pass());
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() -> {
           assertThat(l.handle.state()).as("state (proxy: %d connections accepted in all, %d open)",
-              rig.proxy.connections(), rig.proxy.openConnections()).isEqualTo(DispatcherState.STREAMING);
+              rig.proxy.connections(), rig.proxy.openConnections()).isEqualTo(SubscriptionState.STREAMING);
           assertThat(l.handle.stats().epoch()).isGreaterThan(epoch);
         });
         workload.stop();

@@ -3,7 +3,7 @@ package dev.sluice.it.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.it.ChangefeedSetup;
@@ -75,7 +75,7 @@ class BrokerKillRestartIT {
           await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
             for (int i = 0; i < listeners.size(); i++) {
               var s = listeners.get(i).handle.stats();
-              assertThat(s.state()).as("state of %s", listeners.get(i).name).isEqualTo(DispatcherState.STREAMING);
+              assertThat(s.state()).as("state of %s", listeners.get(i).name).isEqualTo(SubscriptionState.STREAMING);
               assertThat(s.epoch()).as("epoch of %s", listeners.get(i).name).isGreaterThan(epochs[i]);
             }
           });

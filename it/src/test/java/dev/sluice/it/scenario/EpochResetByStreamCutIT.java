@@ -3,7 +3,7 @@ package dev.sluice.it.scenario;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
-import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.it.ChangefeedSetup;
@@ -83,7 +83,7 @@ class EpochResetByStreamCutIT {
           long[] before = epochs(listeners);
           rig.proxy.set(f);
           await("a stream broken by " + f).atMost(Duration.ofSeconds(60))
-              .until(() -> listeners.stream().anyMatch(l -> l.handle.state() != DispatcherState.STREAMING));
+              .until(() -> listeners.stream().anyMatch(l -> l.handle.state() != SubscriptionState.STREAMING));
           rig.proxy.set(FaultProxy.Fault.pass());
           awaitHigherEpochs(listeners, before);
         }
@@ -122,7 +122,7 @@ class EpochResetByStreamCutIT {
     await().atMost(Duration.ofSeconds(60)).untilAsserted(() -> {
       for (int i = 0; i < listeners.size(); i++) {
         var stats = listeners.get(i).handle.stats();
-        assertThat(stats.state()).as("state of %s", listeners.get(i).name).isEqualTo(DispatcherState.STREAMING);
+        assertThat(stats.state()).as("state of %s", listeners.get(i).name).isEqualTo(SubscriptionState.STREAMING);
         assertThat(stats.epoch()).as("epoch of %s", listeners.get(i).name).isGreaterThan(before[i]);
       }
     });

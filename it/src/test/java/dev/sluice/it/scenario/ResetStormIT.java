@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.api.TableSpan;
 import dev.sluice.dispatcher.ClientConfig;
-import dev.sluice.dispatcher.DispatcherState;
+import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.RowChangeView;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.Subscription;
@@ -72,13 +72,13 @@ class ResetStormIT {
           String table = workload.table(t);
           for (TableSpan span : TableSpan.wholeTable(rig.tableId(table)).split(SPANS_PER_TABLE)) {
             SpanListener l = new SpanListener(table, span, startTs);
-            l.handle = client.subscribe(Subscription.span(span).from(startTs).changefeed("storm"), l);
+            l.handle = client.subscribe(Subscription.span(span).from(startTs).creditGroup("storm"), l);
             listeners.add(l);
           }
         }
         assertThat(listeners).hasSize(200);
         await().atMost(Duration.ofSeconds(90)).until(() -> listeners.stream()
-            .allMatch(l -> l.handle.state() == DispatcherState.STREAMING));
+            .allMatch(l -> l.handle.state() == SubscriptionState.STREAMING));
         workload.paced(50).start(2);
         for (int storm = 1; storm <= storms; storm++) {
           long txns = total(listeners);
@@ -89,7 +89,7 @@ class ResetStormIT {
           await().atMost(Duration.ofSeconds(90)).untilAsserted(() -> {
             for (int i = 0; i < listeners.size(); i++) {
               var s = listeners.get(i).handle.stats();
-              assertThat(s.state()).as("dispatcher %d (%s)", i, listeners.get(i).span).isEqualTo(DispatcherState.STREAMING);
+              assertThat(s.state()).as("dispatcher %d (%s)", i, listeners.get(i).span).isEqualTo(SubscriptionState.STREAMING);
               assertThat(s.epoch()).as("epoch of dispatcher %d", i).isGreaterThan(epochs[i]);
             }
           });

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 import dev.sluice.api.error.SluiceException;
+import dev.sluice.broker.control.EventServiceLimits;
 import dev.sluice.dispatcher.ChangeListener;
 import dev.sluice.dispatcher.SubscriptionHandle;
 import dev.sluice.dispatcher.Subscription;
@@ -28,15 +29,16 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * coming. Its dispatchers' queues are 2 MiB, so its credit runs out within seconds of the stall.
  *
  * <p>Asserted: the broker's live heap (after a full GC, read with jcmd) grows during the stall by less
- * than its configured per-connection queue quota ({@code connectionQueueBytes}, 64 MiB, for each of the
- * two collector connections); the stalled changefeed's checkpoint stands still while the other one's
+ * than its per-connection queue quota ({@code connectionQueueBytes}, default 8 MiB, for each of the two
+ * collector connections); the stalled changefeed's checkpoint stands still while the other one's
  * keeps moving, and the other one's delivery latency (upstream commit time to listener, p99) during
  * the stall stays within max(1 s, 3x) of its p99 before the stall; once released, the stalled changefeed
  * catches up and both downstreams equal upstream.
  */
 class SlowConsumerIT {
 
-  static final long CONNECTION_QUEUE_QUOTA = 64L << 20;   // EventServiceLimits.DEFAULT_CONNECTION_QUEUE_BYTES
+  /** The broker runs with the default limits: the quota is the broker's own default, not a copy of it. */
+  static final long CONNECTION_QUEUE_QUOTA = EventServiceLimits.DEFAULT_CONNECTION_QUEUE_BYTES;
 
   @RegisterExtension
   final ItLogs logs = new ItLogs();
@@ -91,7 +93,7 @@ class SlowConsumerIT {
       long startTs = rig.upstream.currentLsn();
       try (LocalChangefeed slow = LocalChangefeed.start(slowSetup); LocalChangefeed fast = LocalChangefeed.start(fastSetup)) {
         LatencyProbe probe = new LatencyProbe();
-        probe.handle = fast.client().subscribe(Subscription.table(workload.table(0)).from(startTs).changefeed("cf-fast"),
+        probe.handle = fast.client().subscribe(Subscription.table(workload.table(0)).from(startTs).creditGroup("cf-fast"),
             probe);
         probe.handle.streaming().toCompletableFuture().get(60, TimeUnit.SECONDS);
         workload.paced(100).start(2);

@@ -1,0 +1,323 @@
+package dev.sluice.it.bench;
+
+import dev.sluice.api.error.SluiceException;
+import dev.sluice.dispatcher.ChangeListener;
+import dev.sluice.dispatcher.ClientConfig;
+import dev.sluice.dispatcher.SluiceClient;
+import dev.sluice.dispatcher.SnapshotOutcome;
+import dev.sluice.dispatcher.Subscription;
+import dev.sluice.dispatcher.SubscriptionHandle;
+import dev.sluice.dispatcher.Transaction;
+import dev.sluice.dispatcher.sink.JdbcSinkConfig;
+import dev.sluice.dispatcher.sink.JdbcUpsertSink;
+import dev.sluice.it.BrokerProcess;
+import dev.sluice.it.workload.Pgbench;
+import io.debezium.embedded.Connect;
+import io.debezium.engine.DebeziumEngine;
+import io.debezium.engine.RecordChangeEvent;
+import io.debezium.engine.format.ChangeEventFormat;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.apache.kafka.connect.source.SourceRecord;
+import org.apache.kafka.connect.data.Struct;
+
+/**
+ * Question: how fast does a Sluice snapshot copy an existing table into a downstream PostgreSQL, against
+ * {@code pg_dump -t | psql} and against the Debezium embedded engine's initial snapshot of the same table,
+ * in the same run on the same machine; and what does a live dispatcher's latency do meanwhile?
+ *
+ * <p>Per run: a PostgreSQL of the machine's installation as the upstream ({@link SystemPostgres}: its pg_dump
+ * cannot dump a newer server) and another as the downstream, both fsync off; {@code pgbench -i -s <scale>}
+ * ({@code pgbench_accounts}: 100,000 rows per scale unit). Then, in an order that alternates per run:
+ * <ul>
+ *   <li>Sluice: a broker process captures the upstream; a client library subscription with a snapshot
+ *       ({@code Subscription.withSnapshot()}) in the harness JVM applies {@code pgbench_accounts}' READ rows
+ *       through the JDBC sink ({@code JdbcUpsertSink}, one sink transaction per chunk with its checkpoint) into
+ *       an empty database of the downstream; timed from the subscription until its snapshot is complete (every
+ *       chunk applied). A hosted changefeed's {@code initial_load} is not built yet, so this is the same sink
+ *       driven by the library directly. Meanwhile two paced writers insert 2,000 rows/s into another table, and a client library
+ *       subscription on that table measures listener time minus commit time (the live p99 during the snapshot).</li>
+ *   <li>{@code pg_dump -t public.pgbench_accounts | psql} into another empty database, timed from start to psql's
+ *       exit (its COPY, then the primary key's index build).</li>
+ *   <li>Debezium 3.6.1.Final embedded, PostgresConnector, {@code snapshot.mode=initial_only} on the same table,
+ *       Connect format (no serialization, no downstream writes: its cheapest output), timed from the engine's
+ *       start to its last READ record.</li>
+ * </ul>
+ * Lives in {@code src/bench/java}: compiled with the Maven profile {@code bench} ({@code scripts/bench.sh}).
+ */
+public final class SnapshotBench {
+
+  private static final String TABLE = "public.pgbench_accounts";
+
+  private final Path work;
+  private final Path logs;
+
+  public SnapshotBench(Path work, Path logs) {
+    this.work = work;
+    this.logs = logs;
+  }
+
+  /** Called by {@code BenchMain} through reflection. */
+  public List<Figure> run(int runs, int scale) throws Exception {
+    List<Double> sluice = new ArrayList<>();
+    List<Double> dump = new ArrayList<>();
+    List<Double> debezium = new ArrayList<>();
+    List<Double> vsDump = new ArrayList<>();
+    List<Double> vsDebezium = new ArrayList<>();
+    List<Double> p99s = new ArrayList<>();
+    long rows = 0;
+    for (int run = 1; run <= runs; run++) {
+      double[] r = once(run, scale, run % 2 == 1);
+      rows = (long) r[0];
+      sluice.add(r[1]);
+      dump.add(r[2]);
+      debezium.add(r[3]);
+      p99s.add(r[4]);
+      vsDump.add(r[1] / r[2]);
+      vsDebezium.add(r[1] / r[3]);
+    }
+    String how = String.format("pgbench_accounts at scale %d (%,d rows) on PostgreSQL %s (the machine's installation,"
+        + " fsync off), upstream and downstream on this machine; Sluice: broker process, client library"
+        + " subscription with a snapshot applying through the JDBC sink (JdbcUpsertSink, one sink transaction per"
+        + " chunk) into an empty downstream database, subscribe to snapshot complete (default snapshot settings: 2 readers, 8,192-row chunks); pg_dump -t | psql of the same table"
+        + " (COPY, then the key's index build); Debezium embedded 3.6.1.Final initial_only snapshot into memory"
+        + " (Connect records, no downstream); medians over %d runs, alternating order", scale, rows,
+        SystemPostgres.installation().getParent().getFileName(), runs);
+    return List.of(
+        new Figure("snapshot_rows_per_s", "Sluice snapshot rows/s into a downstream PostgreSQL", Stats.median(sluice),
+            "rows/s", Double.NaN, true, Stats.median(dump), runs, how + "; peer = pg_dump | psql rows/s"),
+        new Figure("snapshot_vs_pg_dump", "Sluice snapshot ÷ pg_dump -t | psql, same table, same run",
+            Stats.median(vsDump), "ratio", 1.0, true, Double.NaN, runs, how),
+        new Figure("snapshot_vs_debezium", "Sluice snapshot ÷ Debezium embedded initial snapshot, same table, same run",
+            Stats.median(vsDebezium), "ratio", 3.0, true, Stats.median(debezium), runs,
+            how + "; peer = Debezium rows/s"),
+        new Figure("snapshot_e2e_p99_ms", "live upstream commit -> listener p99 while the snapshot runs",
+            Stats.median(p99s), "ms", 100, false, Double.NaN, runs,
+            "2 writers x 100 txns/s x 10-row inserts into another table, one library subscription on it; " + how));
+  }
+
+  /** {rows, Sluice rows/s, pg_dump rows/s, Debezium rows/s, live p99 ms} of one run. */
+  private double[] once(int run, int scale, boolean sluiceFirst) throws Exception {
+    try (SystemPostgres up = SystemPostgres.start(Map.of("wal_level", "logical", "max_replication_slots", "10",
+        "max_wal_senders", "10", "synchronous_commit", "on", "max_wal_size", "8GB", "checkpoint_timeout", "30min"));
+         SystemPostgres down = SystemPostgres.start(Map.of("synchronous_commit", "off", "max_wal_size", "8GB",
+             "checkpoint_timeout", "30min"))) {
+      Pgbench.run(up.port(), "-i", "-s", Integer.toString(scale), "-q");
+      up.exec("CREATE TABLE public.e2e_live (id bigint PRIMARY KEY, payload text NOT NULL)", "ANALYZE");
+      long rows = up.queryLong("postgres", "SELECT count(*) FROM " + TABLE);
+      double s;
+      double d;
+      double z;
+      double[] sl;
+      if (sluiceFirst) {
+        sl = sluice(run, up, down, rows);
+        d = pgDump(up, down, rows);
+        z = debezium(up, rows);
+      } else {
+        z = debezium(up, rows);
+        d = pgDump(up, down, rows);
+        sl = sluice(run, up, down, rows);
+      }
+      s = sl[0];
+      System.out.printf("snapshot run %d (%s first): %,d rows; Sluice %,.0f rows/s (live p99 %.0f ms), pg_dump | psql"
+          + " %,.0f rows/s, Debezium %,.0f rows/s; ratios %.2f, %.2f%n", run, sluiceFirst ? "Sluice" : "Debezium", rows,
+          s, sl[1], d, z, s / d, s / z);
+      return new double[] {rows, s, d, z, sl[1]};
+    }
+  }
+
+  /** {rows/s, live p99 ms}. */
+  private double[] sluice(int run, SystemPostgres up, SystemPostgres down, long rows) throws Exception {
+    down.exec("CREATE DATABASE sluice_target");
+    Path dir = Files.createTempDirectory(work, "snapshot-broker-" + run);
+    try (BrokerProcess broker = BrokerProcess.start("snapshot-broker-" + run, BrokerProcess.options(dir, up.jdbcUrl())
+        .withJvmArgs(List.of("-Xmx1g")), logs)) {
+      ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
+      AtomicBoolean writing = new AtomicBoolean(true);
+      // the live dispatcher is another collector's (its own connection), as another changefeed's would be
+      try (SluiceClient client = SluiceClient.connect(ClientConfig.of(broker.grpcAddress()).withCollectorId("live"));
+           SluiceClient loader = SluiceClient.connect(ClientConfig.of(broker.grpcAddress()).withCollectorId("loader"))) {
+        long start = up.currentLsn();
+        SubscriptionHandle[] handle = new SubscriptionHandle[1];
+        handle[0] = client.subscribe(Subscription.table("public.e2e_live").from(start), new ChangeListener() {
+          @Override
+          public void onTransaction(Transaction txn) {
+            java.time.Instant now = java.time.Instant.now();
+            latencies.add(now.getEpochSecond() * 1_000_000 + now.getNano() / 1000 - txn.commitTimeMicros());
+            handle[0].acknowledge(txn.checkpoint());
+          }
+
+          @Override
+          public void onError(SluiceException error) {
+            System.err.println("live subscription failed: " + error);
+          }
+        });
+        handle[0].streaming().toCompletableFuture().get(60, TimeUnit.SECONDS);
+        List<Thread> writers = new ArrayList<>();
+        for (int w = 0; w < 2; w++) {
+          int writer = w;
+          Thread t = new Thread(() -> write(up, writer, writing), "live-writer-" + w);
+          t.setDaemon(true);
+          t.start();
+          writers.add(t);
+        }
+        TimeUnit.SECONDS.sleep(3);   // warm-up of the live path before the clock starts
+        latencies.clear();
+        long t0 = System.nanoTime();
+        CompletableFuture<SnapshotOutcome> outcome = new CompletableFuture<>();
+        try (JdbcUpsertSink sink = JdbcUpsertSink.open(JdbcSinkConfig.of("jdbc:postgresql://127.0.0.1:" + down.port()
+            + "/sluice_target", "postgres", null, "snap"))) {
+          SubscriptionHandle[] copy = new SubscriptionHandle[1];
+          // the listener applies each chunk's READ rows and their checkpoint in one sink transaction
+          copy[0] = loader.subscribe(Subscription.table(TABLE).from(up.currentLsn()).withSnapshot(), new ChangeListener() {
+            @Override
+            public void onTransaction(Transaction txn) {
+              sink.apply(List.of(txn), txn.commitTs());
+              if (copy[0] != null) {   // set once subscribe returns; the sink holds the progress anyway
+                copy[0].acknowledge(txn.checkpoint());
+              }
+            }
+
+            @Override
+            public void onSnapshotComplete(SnapshotOutcome o) {
+              outcome.complete(o);
+            }
+
+            @Override
+            public void onError(SluiceException error) {
+              outcome.completeExceptionally(error);
+            }
+          });
+          SnapshotOutcome o = outcome.get(1, TimeUnit.HOURS);
+          if (o.status() != SnapshotOutcome.Status.COMPLETE) {
+            throw new IllegalStateException("the Sluice snapshot ended " + o.status() + ": " + o.reason());
+          }
+        }
+        double seconds = (System.nanoTime() - t0) / 1e9;
+        long copied = down.queryLong("sluice_target", "SELECT count(*) FROM " + TABLE);
+        if (copied != rows) {
+          throw new IllegalStateException("the Sluice snapshot copied " + copied + " rows of " + rows);
+        }
+        writing.set(false);
+        for (Thread t : writers) {
+          t.join(TimeUnit.SECONDS.toMillis(30));
+        }
+        long[] nanos = latencies.stream().mapToLong(us -> us * 1000).toArray();
+        return new double[] {rows / seconds, Stats.percentileNanosToMs(nanos, 99)};
+      }
+    } finally {
+      CaptureVersusDebeziumBench.deleteQuietly(dir);
+    }
+  }
+
+  /** rows/s of pg_dump -t TABLE | psql into an empty database. */
+  private static double pgDump(SystemPostgres up, SystemPostgres down, long rows) throws Exception {
+    down.exec("CREATE DATABASE dump_target");
+    String cmd = String.format("set -o pipefail; '%s' -h 127.0.0.1 -p %d -U postgres -t %s postgres | '%s' -h 127.0.0.1"
+        + " -p %d -U postgres -q -v ON_ERROR_STOP=1 -o /dev/null dump_target", up.bin("pg_dump"), up.port(), TABLE,
+        down.bin("psql"), down.port());
+    long t0 = System.nanoTime();
+    Process p = new ProcessBuilder("bash", "-c", cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(1, TimeUnit.HOURS) || p.exitValue() != 0) {
+      throw new IllegalStateException("pg_dump | psql failed: " + out);
+    }
+    double seconds = (System.nanoTime() - t0) / 1e9;
+    long copied = down.queryLong("dump_target", "SELECT count(*) FROM " + TABLE);
+    if (copied != rows) {
+      throw new IllegalStateException("pg_dump | psql copied " + copied + " rows of " + rows);
+    }
+    return rows / seconds;
+  }
+
+  /** rows/s of Debezium's initial snapshot of TABLE, engine start to its last READ record. */
+  private double debezium(SystemPostgres up, long rows) throws Exception {
+    up.exec("CREATE PUBLICATION dbz_snapshot FOR TABLE " + TABLE);
+    Path dir = Files.createTempDirectory(work, "debezium-snapshot");
+    Properties p = new Properties();
+    p.setProperty("name", "bench-snapshot");
+    p.setProperty("connector.class", "io.debezium.connector.postgresql.PostgresConnector");
+    p.setProperty("offset.storage", "org.apache.kafka.connect.storage.MemoryOffsetBackingStore");
+    p.setProperty("offset.flush.interval.ms", "10000");
+    p.setProperty("database.hostname", "127.0.0.1");
+    p.setProperty("database.port", Integer.toString(up.port()));
+    p.setProperty("database.user", "postgres");
+    p.setProperty("database.password", "");
+    p.setProperty("database.dbname", "postgres");
+    p.setProperty("topic.prefix", "bench");
+    p.setProperty("plugin.name", "pgoutput");
+    p.setProperty("slot.name", "bench_debezium_snapshot");
+    p.setProperty("publication.name", "dbz_snapshot");
+    p.setProperty("publication.autocreate.mode", "disabled");
+    p.setProperty("table.include.list", TABLE);
+    p.setProperty("snapshot.mode", "initial_only");
+    p.setProperty("max.batch.size", "8192");
+    p.setProperty("max.queue.size", "65536");
+    p.setProperty("schema.history.internal", "io.debezium.relational.history.MemorySchemaHistory");
+    AtomicLong reads = new AtomicLong();
+    CountDownLatch all = new CountDownLatch(1);
+    ExecutorService executor = Executors.newSingleThreadExecutor();
+    long t0 = System.nanoTime();
+    long end;
+    try (DebeziumEngine<RecordChangeEvent<SourceRecord>> engine = DebeziumEngine.create(ChangeEventFormat.of(Connect.class))
+        .using(p)
+        .notifying((records, committer) -> {
+          for (RecordChangeEvent<SourceRecord> r : records) {
+            SourceRecord sr = r.record();
+            if (sr.value() instanceof Struct v && "r".equals(v.getString("op")) && reads.incrementAndGet() == rows) {
+              all.countDown();
+            }
+            committer.markProcessed(r);
+          }
+          committer.markBatchFinished();
+        })
+        .build()) {
+      executor.execute(engine);
+      if (!all.await(1, TimeUnit.HOURS)) {
+        throw new IllegalStateException("Debezium read " + reads.get() + " of " + rows + " rows within an hour");
+      }
+      end = System.nanoTime();
+    } finally {
+      executor.shutdown();
+      executor.awaitTermination(60, TimeUnit.SECONDS);
+      CaptureVersusDebeziumBench.deleteQuietly(dir);
+    }
+    return rows / ((end - t0) / 1e9);
+  }
+
+  private static void write(SystemPostgres up, int writer, AtomicBoolean writing) {
+    String sql = "INSERT INTO public.e2e_live SELECT ? + g, repeat('p', 80) FROM generate_series(0, 9) g";
+    long pauseNanos = 1_000_000_000L / 100;
+    try (Connection c = up.connect(); PreparedStatement ps = c.prepareStatement(sql)) {
+      long id = (long) writer << 40;
+      long next = System.nanoTime();
+      while (writing.get()) {
+        ps.setLong(1, id);
+        id += 10;
+        ps.executeUpdate();
+        next += pauseNanos;
+        long wait = next - System.nanoTime();
+        if (wait > 0) {
+          TimeUnit.NANOSECONDS.sleep(wait);   // pacing of the load generator
+        }
+      }
+    } catch (Exception e) {
+      throw new IllegalStateException("live writer failed", e);
+    }
+  }
+}
