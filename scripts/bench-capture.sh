@@ -59,8 +59,9 @@ ratio = med("ratio")
 lines.append(f"| **median** | | | {med('pgbench_tps'):.0f} | | **{k(med('raw_rows_per_s'))}** | **{k(med('sluice_rows_per_s'))}** | "
              f"**{ratio * 100:.0f} %** | {med('raw_cpu_us_per_row'):.1f} | {med('sluice_cpu_us_per_row'):.1f} | | | |")
 lines.append("")
-verdict = "meets" if ratio >= 0.60 else f"misses by {(0.60 - ratio) * 100:.0f} points"
-lines.append(f"Target: Sluice ≥ 60 % of the raw read. Median ratio {ratio * 100:.0f} %: {verdict} the target.")
+verdict = "meets" if ratio >= 0.90 else f"misses by {(0.90 - ratio) * 100:.0f} points"
+lines.append(f"Target: Sluice ≥ 90 % of the raw read (as `capture_vs_raw*` in the it/ harness: the raw reader is the")
+lines.append(f"physical limit of any capture on this machine). Median ratio {ratio * 100:.0f} %: {verdict} the target.")
 lines.append("For reference (../shared/research/limits-here.md, same machine kind): raw pgoutput ≈ 250k rows/s,")
 lines.append("Debezium embedded engine ≈ 41k rows/s, one RocksDB fsync per transaction caps near 45k rows/s.")
 lines.append("")

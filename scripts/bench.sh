@@ -3,9 +3,10 @@
 # docs/BENCHMARKS.md and its figures into docs/benchmarks.json.
 #   scripts/bench.sh quick            # make bench-quick: every harness figure reduced, one run (< 10 min)
 #   scripts/bench.sh full             # part of make bench: medians of 3 runs (~16 min of harness on 2 cores)
-#   scripts/bench.sh full e2e,catchup # only some: capture, e2e, catchup, stalled-sink, event-service
-#                                     #   (fanout, control-plane, idle-scale), all
-# Builds it/ with the Maven profile `bench`, the only build that downloads Debezium (the capture peer).
+#   scripts/bench.sh full e2e,catchup # only some: capture, snapshot, e2e, catchup, stalled-sink, apply-mode,
+#                                     #   event-service (fanout, control-plane, idle-scale), cluster-failover, all
+# Builds it/ with the Maven profile `bench`, the only build that downloads Debezium (the capture and snapshot
+# peer). The snapshot benchmark also needs the machine's PostgreSQL server and pg_dump (postgresql-contrib).
 # Needs: mvn, java 17, pgbench (scripts/install-test-deps.sh).
 set -euo pipefail
 cd "$(dirname "$0")/.."
