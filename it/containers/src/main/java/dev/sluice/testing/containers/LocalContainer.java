@@ -66,6 +66,7 @@ public abstract class LocalContainer<SELF extends LocalContainer<SELF>> extends 
   private final Map<Integer, Integer> fixedHostPorts = new LinkedHashMap<>();
   private final Deque<String> recentOutput = new ArrayDeque<>();   // guarded by itself
   private volatile CompletableFuture<Void> ready = new CompletableFuture<>();
+  private volatile ServerExit exitBeforeReady;   // set when a start failed because the server had exited
   private Path outputFile;
   private BufferedWriter output;   // guarded by recentOutput
 
@@ -173,6 +174,7 @@ public abstract class LocalContainer<SELF extends LocalContainer<SELF>> extends 
   /** Starts the container; a failure names the image and alias and carries the server's last output. */
   @Override
   public void start() {
+    exitBeforeReady = null;
     try {
       super.start();
     } catch (RuntimeException e) {
@@ -182,7 +184,32 @@ public abstract class LocalContainer<SELF extends LocalContainer<SELF>> extends 
           throw own;
         }
       }
+      ServerExit exit = exitBeforeReady;
+      if (exit != null) {
+        // the server exited before Testcontainers followed its output (its own start checks failed first)
+        throw new ContainerStartException(describe() + " exited before it printed a line matching /" + readyLine
+            + "/ (exit code " + exit.code() + ")" + lastOutput(exit.output()), e);
+      }
       throw new ContainerStartException(describe() + " did not start: " + e.getMessage() + lastOutput(), e);
+    }
+  }
+
+  /** How a server that was gone when its failed start was cleaned up ended: its exit code and output. */
+  private record ServerExit(long code, List<String> output) {}
+
+  /** Before a failed start removes the container: notes whether the server had exited, and what it printed. */
+  @Override
+  protected void containerIsStopping(InspectContainerResponse info) {
+    try {
+      InspectContainerResponse.ContainerState state = getDockerClient().inspectContainerCmd(getContainerId()).exec()
+          .getState();
+      if (!Boolean.TRUE.equals(state.getRunning()) && !ready.isDone()) {
+        List<String> followed = recentOutput();
+        exitBeforeReady = new ServerExit(state.getExitCodeLong(),
+            followed.isEmpty() ? getLogs().lines().toList() : followed);
+      }
+    } catch (RuntimeException e) {
+      // gone already or the engine is unreachable: start() reports Testcontainers' own failure
     }
   }
 
@@ -254,7 +281,10 @@ public abstract class LocalContainer<SELF extends LocalContainer<SELF>> extends 
   }
 
   private String lastOutput() {
-    List<String> lines = recentOutput();
+    return lastOutput(recentOutput());
+  }
+
+  private static String lastOutput(List<String> lines) {
     List<String> tail = lines.subList(Math.max(0, lines.size() - OUTPUT_LINES_REPORTED), lines.size());
     return tail.isEmpty() ? "; it printed nothing" : "; its last output:\n  " + String.join("\n  ", tail);
   }

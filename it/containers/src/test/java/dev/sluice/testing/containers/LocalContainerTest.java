@@ -64,6 +64,25 @@ class LocalContainerTest {
     }
   }
 
+  /** A server that fails at once: it exits before Testcontainers' own startup checks end. */
+  static final class InstantExit extends LocalContainer<InstantExit> {
+    InstantExit(Network network) {
+      super(TestImage.of("postgres"), network, "instant", Pattern.compile("ready to accept connections"));
+      withCreateContainerCmdModifier(cmd -> cmd.withEntrypoint("sh", "-c", "echo 'FATAL: no config here' >&2; exit 3"));
+      publish(PostgresContainer.PORT);
+    }
+  }
+
+  @Test
+  void aServerThatExitsAtOnceStillReportsItsOwnErrorAndExitCode() {
+    try (Network net = Network.newNetwork(); InstantExit server = new InstantExit(net)) {
+      assertThatThrownBy(server::start).isInstanceOf(ContainerStartException.class)
+          .hasMessageContaining("(instant) exited before it printed a line matching")
+          .hasMessageContaining("(exit code 3)")
+          .hasMessageContaining("FATAL: no config here");
+    }
+  }
+
   @Test
   void aMissingImageFailsAtOnceWithTheCommandThatBuildsIt(@TempDir Path parent) throws Exception {
     Path dir = Files.createDirectory(parent.resolve("never-built"));
