@@ -293,9 +293,10 @@ public final class Collector {
     if (closing || fatal != null) {
       return;
     }
-    long delay = failover.nextDelayMs();
-    failover.advance(resumeTs());
-    vertx.setTimer(delay, id -> connect());
+    BrokerAddress next = failover.advance(resumeTs());
+    // a working stream broke and another member can take over: go there now, not after a backoff
+    long delay = wasWelcomed && !next.equals(ended.address()) ? failover.switchDelayMs() : failover.nextDelayMs();
+    vertx.setTimer(Math.max(1, delay), id -> connect());
   }
 
   private void onMessage(BrokerMessage msg) {

@@ -19,7 +19,8 @@ import java.util.concurrent.ThreadLocalRandom;
  * draining broker is left for one that can resume the dispatchers. When no member qualifies it takes the
  * next one in turn (a broker that cannot serve says so, naming the members that can). Delays grow
  * exponentially from the minimum to the maximum with ±20% jitter and start over once a stream is
- * welcomed. Used on the collector's context only.
+ * welcomed; the first move away from a member whose welcomed stream broke waits at most half the
+ * minimum. Used on the collector's context only.
  */
 final class Failover {
 
@@ -118,6 +119,15 @@ final class Failover {
   /** The delay before the next connection attempt; grows until a stream is welcomed. */
   long nextDelayMs() {
     return delayMs(attempt++);
+  }
+
+  /**
+   * The delay before moving to another member after a welcomed stream broke (its broker died or went away):
+   * 0 to half the minimum delay, jittered so that the collectors of a dead member do not all arrive at the
+   * same instant, but without the backoff meant for repeated failures.
+   */
+  long switchDelayMs() {
+    return (long) (ThreadLocalRandom.current().nextDouble() * (minMs / 2.0));
   }
 
   /** A stream was welcomed: the next failure starts from the minimum delay again. */

@@ -79,4 +79,19 @@ class FailoverTest {
     assertThat(f.advance(100).port()).isEqualTo(2);
     assertThat(f.advance(100).port()).isEqualTo(1);
   }
+
+  @org.junit.jupiter.api.Test
+  void movingAwayFromABrokenStreamSkipsTheBackoffButNotTheJitter() {
+    Failover f = new Failover(List.of(BrokerAddress.parse("127.0.0.1:1"), BrokerAddress.parse("127.0.0.1:2")),
+        Duration.ofMillis(100), Duration.ofSeconds(5));
+    java.util.Set<Long> seen = new java.util.HashSet<>();
+    for (int i = 0; i < 1_000; i++) {
+      long d = f.switchDelayMs();
+      assertThat(d).isBetween(0L, 50L);
+      seen.add(d);
+    }
+    assertThat(seen).hasSizeGreaterThan(10);   // spread, so a dead member's collectors do not arrive at once
+    assertThat(f.nextDelayMs()).isBetween(80L, 120L);   // a failed attempt still backs off from the minimum
+    assertThat(f.nextDelayMs()).isBetween(160L, 240L);
+  }
 }
