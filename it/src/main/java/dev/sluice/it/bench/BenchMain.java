@@ -125,7 +125,7 @@ public final class BenchMain {
           connections and the collectors go through the harness's loopback fault proxies. The changefeed figure
           includes the member's removal (its connections are refused at once), the dead coordinator's CP session
           closed by the survivors, a Raft leader election when the dead node led the CP group, the new owner's
-          sink claiming its token and its first transaction; the dispatcher figure includes the reconnect backoff,
+          sink claiming its token and its first transaction; the dispatcher figure includes the move to the next member (0-50 ms of jitter),
           the Welcome, REGISTER, Ready, RESET and the first delivery. Quick mode: 3 kills.""");
     }
     report.writeSummary(Duration.ofNanos(System.nanoTime() - started), only.containsAll(ALL));
