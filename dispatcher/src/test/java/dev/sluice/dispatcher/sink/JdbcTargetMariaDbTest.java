@@ -4,6 +4,7 @@ import static dev.sluice.dispatcher.sink.SinkFixtures.ins;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.sluice.testing.servers.MariaDbServer;
 import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;

@@ -22,6 +22,7 @@ import dev.sluice.api.v1.TableInfo;
 import dev.sluice.api.v1.ValueKind;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.Transaction;
+import dev.sluice.testing.servers.MariaDbServer;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;

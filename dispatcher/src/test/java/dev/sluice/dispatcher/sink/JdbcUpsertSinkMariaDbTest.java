@@ -1,5 +1,6 @@
 package dev.sluice.dispatcher.sink;
 
+import dev.sluice.testing.servers.MariaDbServer;
 import java.sql.Connection;
 import java.sql.SQLException;
 import org.junit.jupiter.api.AfterAll;

@@ -5,7 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import dev.sluice.broker.cli.AdminClient;
 import dev.sluice.it.BrokerProcess;
-import dev.sluice.it.MariaDbServer;
+import dev.sluice.testing.servers.MariaDbServer;
 import dev.sluice.it.PostgresServer;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;

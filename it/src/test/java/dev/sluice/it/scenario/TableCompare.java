@@ -1,6 +1,6 @@
 package dev.sluice.it.scenario;
 
-import dev.sluice.it.MariaDbServer;
+import dev.sluice.testing.servers.MariaDbServer;
 import dev.sluice.it.PostgresServer;
 import io.vertx.core.json.JsonArray;
 import java.sql.Connection;

@@ -1,4 +1,4 @@
-package dev.sluice.dispatcher.sink;
+package dev.sluice.testing.servers;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;

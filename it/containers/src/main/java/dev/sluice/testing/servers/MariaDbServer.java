@@ -1,4 +1,4 @@
-package dev.sluice.dispatcher.sink;
+package dev.sluice.testing.servers;
 
 import static org.awaitility.Awaitility.await;
 
@@ -31,12 +31,19 @@ import org.awaitility.core.TerminalFailureException;
  * <p>The Unix socket and pid file live in a short directory under {@code /tmp}, not beside the datadir:
  * a socket path has at most 107 bytes, fewer than a checkout's {@code target/} can take. A server that
  * exits during its start fails {@link #start()} at once with the end of its error log, its own words.
+ * Shared by the client library's sink tests and the it/ scenarios.
+ *
+ * <pre>{@code
+ * try (MariaDbServer maria = MariaDbServer.start()) {
+ *   String sinkUri = maria.jdbcUrl() + "?user=root";   // jdbc:mariadb://127.0.0.1:<port>/app
+ * }
+ * }</pre>
  */
-final class MariaDbServer implements AutoCloseable {
+public final class MariaDbServer implements AutoCloseable {
 
   /** mariadb-install-db creates root@127.0.0.1 without a password (normal authentication). */
-  static final String USER = "root";
-  static final String PASSWORD = "";
+  public static final String USER = "root";
+  public static final String PASSWORD = "";
 
   private static final Duration START_TIMEOUT = Duration.ofSeconds(30);
   private static final int ERROR_LOG_LINES_REPORTED = 20;
@@ -53,12 +60,12 @@ final class MariaDbServer implements AutoCloseable {
     this.process = process;
   }
 
-  static MariaDbServer start() throws Exception {
+  public static MariaDbServer start() throws Exception {
     return start(Path.of("target"), List.of());
   }
 
   /** A server whose datadir is under {@code baseDir}, with {@code options} added to mariadbd's. */
-  static MariaDbServer start(Path baseDir, List<String> options) throws Exception {
+  public static MariaDbServer start(Path baseDir, List<String> options) throws Exception {
     String mariadbd = find("mariadbd", "/usr/sbin/mariadbd");
     String installDb = find("mariadb-install-db", "/usr/bin/mariadb-install-db");
     Path dir = baseDir.resolve("mariadb-" + UUID.randomUUID()).toAbsolutePath();
@@ -74,7 +81,8 @@ final class MariaDbServer implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of(mariadbd, "--no-defaults", "--user=root",
         "--datadir=" + dir.resolve("data"), "--socket=" + runDir.resolve("mysqld.sock"),
         "--pid-file=" + runDir.resolve("mysqld.pid"), "--port=" + port, "--bind-address=127.0.0.1",
-        "--skip-name-resolve", "--log-error=" + errorLog, "--innodb-buffer-pool-size=32M", "--skip-log-bin"));
+        "--skip-name-resolve", "--log-error=" + errorLog, "--innodb-buffer-pool-size=32M", "--skip-log-bin",
+        "--max-connections=300"));
     command.addAll(options);
     Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(dir.resolve("stdout.log").toFile())
         .start();
@@ -113,15 +121,15 @@ final class MariaDbServer implements AutoCloseable {
   }
 
   /** The directory of the socket and pid file. */
-  Path runDir() {
+  public Path runDir() {
     return runDir;
   }
 
-  String jdbcUrl() {
+  public String jdbcUrl() {
     return "jdbc:mariadb://127.0.0.1:" + port + "/app";
   }
 
-  Connection connect() throws SQLException {
+  public Connection connect() throws SQLException {
     return DriverManager.getConnection(jdbcUrl(), USER, PASSWORD);
   }
 
@@ -155,7 +163,7 @@ final class MariaDbServer implements AutoCloseable {
         return f.getPath();
       }
     }
-    throw new IllegalStateException(name + " is not installed; the JDBC sink tests start a real MariaDB. "
+    throw new IllegalStateException(name + " is not installed; the tests start a real MariaDB. "
         + "Run scripts/install-test-deps.sh (as root it installs mariadb-server with apt)");
   }
 
