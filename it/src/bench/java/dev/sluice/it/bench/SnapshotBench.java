@@ -221,7 +221,7 @@ public final class SnapshotBench {
         return new double[] {rows / seconds, Stats.percentileNanosToMs(nanos, 99)};
       }
     } finally {
-      CaptureVersusDebeziumBench.deleteQuietly(dir);
+      CaptureBench.deleteQuietly(dir);
     }
   }
 
@@ -295,7 +295,7 @@ public final class SnapshotBench {
     } finally {
       executor.shutdown();
       executor.awaitTermination(60, TimeUnit.SECONDS);
-      CaptureVersusDebeziumBench.deleteQuietly(dir);
+      CaptureBench.deleteQuietly(dir);
     }
     return rows / ((end - t0) / 1e9);
   }
