@@ -1,6 +1,5 @@
 package dev.sluice.broker.capture;
 
-import dev.sluice.api.KeyHash;
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
 import dev.sluice.api.v1.Value;
@@ -50,8 +49,6 @@ public final class PgChunkSource implements ChunkSource {
   private static final int FETCH_ROWS = 512;
   /** A table never analyzed and at most this many blocks (8 MiB) is counted for its estimate. */
   private static final long EXACT_COUNT_BLOCKS = 1024;
-  /** Per row, what a READ row costs beyond its values (tag, length, op, seq, key hash). */
-  private static final int ROW_OVERHEAD_BYTES = 24;
 
   private final UpstreamConnector connector;
   private Connection connection;
@@ -204,12 +201,9 @@ public final class PgChunkSource implements ChunkSource {
 
   private SnapshotRow row(ResultSet rs, PgType[] columns, int[] keys, boolean keyless) throws SQLException {
     List<Value> values = new ArrayList<>(columns.length);
-    int size = ROW_OVERHEAD_BYTES;
     for (int i = 0; i < columns.length; i++) {
       String text = rs.getString(i + 1);   // the type's output: the text format, binary transfer is off
-      Value v = text == null ? PgTextValues.NULL : parse(columns[i], text);
-      values.add(v);
-      size += v.getSerializedSize() + 2;
+      values.add(text == null ? PgTextValues.NULL : parse(columns[i], text));
     }
     List<Value> identity = keyless ? values : new ArrayList<>(keys.length);
     if (!keyless) {
@@ -218,7 +212,8 @@ public final class PgChunkSource implements ChunkSource {
       }
     }
     RowIdentity id = RowIdentity.of(identity);
-    return new SnapshotRow(id, keyless ? 0 : KeyHash.of(dev.sluice.api.KeyEncoding.encode(identity)), values, size);
+    // encoded here, on the reader thread: the data plane copies the bytes into the READ row
+    return SnapshotRow.encoded(id, keyless ? 0 : id.keyHash(), values);
   }
 
   private static Value parse(PgType type, String text) {
