@@ -52,7 +52,7 @@ class PgCopyLoaderTest {
     pg = EmbeddedPostgres.builder().setOverrideWorkingDirectory(new File("target/embedded-pg"))
         .setDataDirectory(new File("target/pgdata-" + UUID.randomUUID())).setCleanDataDirectory(true).start();
     try (Connection c = connect(); Statement s = c.createStatement()) {
-      for (String t : List.of("copied", "upserted")) {
+      for (String t : List.of("copied", "upserted", "straight")) {
         s.execute("CREATE TABLE " + t + " (id bigint PRIMARY KEY, t text, n numeric, at timestamptz, d date, b bytea,"
             + " a int[])");
       }
@@ -99,6 +99,45 @@ class PgCopyLoaderTest {
       c.commit();
     }
     assertThat(dump("copied")).hasSize(300).isEqualTo(dump("upserted"));
+  }
+
+  @Test
+  void rowsGoStraightIntoAnEmptyTargetAndAKeyThereAlreadyFallsBackToStagingWithoutLosingEarlierRows()
+      throws Exception {
+    List<RowImage> images = rows(300);
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      PgCopyLoader loader = new PgCopyLoader(c);
+      loader.upsert("\"public\".\"straight\"", WIDE, images.subList(0, 100));
+      assertThat(stagingTables(c)).isZero();   // no staging: the COPY went into the target
+      try (Statement s = c.createStatement()) {
+        s.execute("INSERT INTO straight (id, t) VALUES (150, 'old')");   // a live change ahead of the snapshot
+      }
+      loader.upsert("\"public\".\"straight\"", WIDE, images.subList(100, 200));   // meets key 150
+      assertThat(stagingTables(c)).isEqualTo(1);
+      loader.upsert("\"public\".\"straight\"", WIDE, images.subList(200, 300));
+      c.commit();
+      loader.transactionEnded();
+    }
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      try (RowWriter w = new RowWriter(c, Dialect.POSTGRESQL, 500)) {
+        for (RowImage image : images) {
+          w.upsert("\"public\".\"upserted\"", WIDE, image, java.util.Set.of());
+        }
+        w.flush();
+      }
+      c.commit();
+    }
+    assertThat(dump("straight")).hasSize(300).isEqualTo(dump("upserted"));
+  }
+
+  private static int stagingTables(Connection c) throws Exception {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_class"
+        + " WHERE relname LIKE 'sluice_copy_%' AND relpersistence = 't'")) {
+      rs.next();
+      return rs.getInt(1);
+    }
   }
 
   @Test
