@@ -24,8 +24,8 @@ import org.postgresql.PGConnection;
  * snapshot into an empty table, inserting is upserting. When a key is there already (unique violation), the
  * savepoint is rolled back and that target's rows go, from then on, by a temporary table of the transaction
  * shaped like its columns and from there into it in one {@code INSERT ... SELECT ... ON CONFLICT (key) DO
- * UPDATE}. For a snapshot chunk's READ rows, whose keys are distinct and whose images are whole; a row with
- * an unavailable value takes the ordinary path ({@link #whole}). A table without a key is appended to by a
+ * UPDATE}. For a snapshot chunk's READ rows, whose keys are distinct and whose images are whole; a batch with
+ * an unavailable value takes the ordinary path ({@link #upsert} says so). A table without a key is appended to by a
  * plain COPY. One connection (not autocommitted), one applier thread.
  *
  * <pre>{@code
@@ -38,59 +38,52 @@ final class PgCopyLoader {
   /** Fewer rows than this go the ordinary way: a COPY and an INSERT cost more than a few batched upserts. */
   static final int MIN_ROWS = 64;
   private static final String UNIQUE_VIOLATION = "23505";
+  private static final int MAX_KEPT_TEXT_CHARS = 16 << 20;
 
   private final Connection connection;
   /** Target and column list to the temporary table that stages them. */
   private final Map<String, String> staging = new HashMap<>();
   /** Targets where a straight COPY met a key already there: they go by the staging table. */
   private final Set<String> conflicted = new HashSet<>();
+  /** The COPY text of the last load, its capacity kept for the next (a chunk's rows are alike in size). */
+  private StringBuilder text = new StringBuilder();
 
   PgCopyLoader(Connection connection) {
     this.connection = connection;
   }
 
-  /** Whether every image holds a value (maybe NULL) for every column: what a COPY needs. */
-  static boolean whole(List<RowImage> images, TableInfo info) {
-    for (RowImage image : images) {
-      if (image.size() < info.getColumnsCount()) {
-        return false;
-      }
-      for (int i = 0; i < info.getColumnsCount(); i++) {
-        if (image.value(i).hasUnavailable()) {
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
   /**
-   * Upserts {@code images} (whole, distinct keys) into {@code target} (quoted), by COPY and one statement.
-   * A failure forgets the staging tables: the caller's transaction rolls back, and with it their creation.
+   * Upserts {@code images} (distinct keys) into {@code target} (quoted) by COPY, when every image holds a value
+   * (maybe NULL) for every column; returns false, having written nothing, when one does not (an unavailable
+   * value: the rows take the ordinary path). A failure forgets the staging tables: the caller's transaction
+   * rolls back, and with it their creation.
    */
-  void upsert(String target, TableInfo info, List<RowImage> images) throws SQLException {
+  boolean upsert(String target, TableInfo info, List<RowImage> images) throws SQLException {
     try {
-      load(target, info, images);
+      return load(target, info, images);
     } catch (SQLException | RuntimeException e) {
       staging.clear();
       throw e;
     }
   }
 
-  private void load(String target, TableInfo info, List<RowImage> images) throws SQLException {
+  private boolean load(String target, TableInfo info, List<RowImage> images) throws SQLException {
     List<String> columns = new ArrayList<>(info.getColumnsCount());
     for (int i = 0; i < info.getColumnsCount(); i++) {
       columns.add(info.getColumns(i).getName());
     }
     String cols = Dialect.POSTGRESQL.quoted(columns);
     String data = copyText(images, columns.size());
+    if (data == null) {
+      return false;
+    }
     List<String> keys = info.getPrimaryKeyList();
     if (keys.isEmpty()) {   // appended either way: straight in
       copy(target, cols, data, target);
-      return;
+      return true;
     }
     if (!conflicted.contains(target) && copyStraightIn(target, cols, data)) {
-      return;
+      return true;
     }
     String stage = stage(target, cols);
     try (Statement s = connection.createStatement()) {
@@ -107,6 +100,7 @@ final class PgCopyLoader {
     try (Statement s = connection.createStatement()) {
       s.execute(sql.toString());
     }
+    return true;
   }
 
   /**
@@ -141,18 +135,31 @@ final class PgCopyLoader {
     }
   }
 
-  private static String copyText(List<RowImage> images, int columns) {
-    StringBuilder data = new StringBuilder(images.size() * 64);
+  /** The rows in COPY's text format, or null when an image lacks a value for some column (unavailable). */
+  private String copyText(List<RowImage> images, int columns) {
+    StringBuilder data = text;
+    data.setLength(0);
     for (RowImage image : images) {
+      if (image.size() < columns) {
+        return null;
+      }
       for (int i = 0; i < columns; i++) {
+        Value v = image.value(i);
+        if (v.hasUnavailable()) {
+          return null;
+        }
         if (i > 0) {
           data.append('\t');
         }
-        appendCopyText(data, image.value(i));
+        appendCopyText(data, v);
       }
       data.append('\n');
     }
-    return data.toString();
+    String out = data.toString();
+    if (data.capacity() > MAX_KEPT_TEXT_CHARS) {
+      text = new StringBuilder();   // a chunk of wide rows does not keep its buffer
+    }
+    return out;
   }
 
   /**

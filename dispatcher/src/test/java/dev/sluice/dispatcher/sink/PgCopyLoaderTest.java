@@ -167,11 +167,21 @@ class PgCopyLoaderTest {
   }
 
   @Test
-  void onlyWholeImagesQualify() {
-    assertThat(PgCopyLoader.whole(rows(3), WIDE)).isTrue();
-    List<Value> partial = new ArrayList<>(rows(1).get(0).values());
+  void aBatchWithAnUnavailableValueIsRefusedWithNothingWritten() throws Exception {
+    List<RowImage> images = new ArrayList<>(rows(3));
+    List<Value> partial = new ArrayList<>(images.get(2).values());
     partial.set(1, unavailable());
-    assertThat(PgCopyLoader.whole(List.of(RowImage.of(WIDE, partial)), WIDE)).isFalse();
+    images.set(2, RowImage.of(WIDE, partial));
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE partial (LIKE copied INCLUDING ALL)");
+      }
+      assertThat(new PgCopyLoader(c).upsert("\"public\".\"partial\"", WIDE, images)).isFalse();
+      assertThat(new PgCopyLoader(c).upsert("\"public\".\"partial\"", WIDE, rows(3))).isTrue();
+      c.commit();
+    }
+    assertThat(dump("partial")).hasSize(3);
   }
 
   private static List<String> dump(String table) throws Exception {
