@@ -197,12 +197,27 @@ final class PgCopyLoader {
 
   /** One value in COPY's text format: {@code \N} for NULL, the value's text with \, tab, newline, CR escaped. */
   static void appendCopyText(StringBuilder out, Value v) {
-    if (v.hasNullValue() || v.getKindCase() == Value.KindCase.KIND_NOT_SET) {
-      out.append("\\N");
-      return;
+    switch (v.getKindCase()) {
+      case NULL_VALUE, KIND_NOT_SET -> out.append("\\N");
+      case INT64_VALUE -> out.append(v.getInt64Value());   // digits and a sign: nothing to escape, no String made
+      case STRING_VALUE -> appendEscaped(out, v.getStringValue());
+      default -> appendEscaped(out, v.hasArrayValue() ? ValueText.pgArray(v) : ValueText.scalar(v));
     }
-    String text = v.hasArrayValue() ? ValueText.pgArray(v) : ValueText.scalar(v);
-    for (int i = 0; i < text.length(); i++) {
+  }
+
+  /** {@code text} escaped for COPY; appended whole when nothing in it needs escaping, the usual case. */
+  private static void appendEscaped(StringBuilder out, String text) {
+    int n = text.length();
+    int i = 0;
+    while (i < n) {
+      char c = text.charAt(i);
+      if (c == '\\' || c == '\t' || c == '\n' || c == '\r') {
+        break;
+      }
+      i++;
+    }
+    out.append(text, 0, i);
+    for (; i < n; i++) {
       char c = text.charAt(i);
       switch (c) {
         case '\\' -> out.append("\\\\");
