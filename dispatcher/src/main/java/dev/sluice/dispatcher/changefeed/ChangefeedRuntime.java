@@ -13,6 +13,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Function;
 import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -85,7 +86,7 @@ public final class ChangefeedRuntime implements AutoCloseable {
   private final Sink sink;
 
   /** A request and its answer. */
-  private record Command(Runnable action, CompletableFuture<List<String>> done) {}
+  private record Command(Supplier<List<String>> action, CompletableFuture<List<String>> done) {}
 
   private ChangefeedRuntime(SluiceClient client, ChangefeedDefinition definition, Sink sink) {
     this.definition = definition;
@@ -185,38 +186,34 @@ public final class ChangefeedRuntime implements AutoCloseable {
       Predicate<FollowedTable> action) {
     CompletableFuture<List<String>> done = new CompletableFuture<>();
     commands.add(new Command(() -> {
-      try {
-        List<FollowedTable> chosen = new ArrayList<>();
-        if (names == null || names.isEmpty()) {
-          for (FollowedTable t : roster.live()) {
-            if (t.handle != null && refuse.apply(t) == null) {
-              chosen.add(t);
-            }
-          }
-        } else {
-          for (String n : names) {
-            FollowedTable t = roster.byName(n);
-            if (t == null || t.handle == null) {
-              throw new IllegalArgumentException("table \"" + n + "\" is not followed by changefeed " + definition.id()
-                  + " now");
-            }
-            String why = refuse.apply(t);
-            if (why != null) {
-              throw new IllegalArgumentException("table \"" + n + "\" " + why);
-            }
+      List<FollowedTable> chosen = new ArrayList<>();
+      if (names == null || names.isEmpty()) {
+        for (FollowedTable t : roster.live()) {
+          if (t.handle != null && refuse.apply(t) == null) {
             chosen.add(t);
           }
         }
-        List<String> acted = new ArrayList<>();
-        for (FollowedTable t : chosen) {
-          if (action.test(t)) {
-            acted.add(t.name);
+      } else {
+        for (String n : names) {
+          FollowedTable t = roster.byName(n);
+          if (t == null || t.handle == null) {
+            throw new IllegalArgumentException("table \"" + n + "\" is not followed by changefeed " + definition.id()
+                + " now");
           }
+          String why = refuse.apply(t);
+          if (why != null) {
+            throw new IllegalArgumentException("table \"" + n + "\" " + why);
+          }
+          chosen.add(t);
         }
-        done.complete(acted);
-      } catch (RuntimeException e) {
-        done.completeExceptionally(e);
       }
+      List<String> acted = new ArrayList<>();
+      for (FollowedTable t : chosen) {
+        if (action.test(t)) {
+          acted.add(t.name);
+        }
+      }
+      return acted;
     }, done));
     if (completion.isDone()) {
       failCommands();
@@ -224,10 +221,23 @@ public final class ChangefeedRuntime implements AutoCloseable {
     return done;
   }
 
+  /** Runs the queued requests, then answers them once the status shows what they did. */
   private void runCommands() {
-    for (Command c = commands.poll(); c != null; c = commands.poll()) {
-      c.action().run();
+    if (commands.isEmpty()) {
+      return;
     }
+    List<Runnable> answers = new ArrayList<>();
+    for (Command next = commands.poll(); next != null; next = commands.poll()) {
+      Command c = next;
+      try {
+        List<String> acted = c.action().get();
+        answers.add(() -> c.done().complete(acted));
+      } catch (RuntimeException e) {
+        answers.add(() -> c.done().completeExceptionally(e));
+      }
+    }
+    publishStatus(null);
+    answers.forEach(Runnable::run);
   }
 
   /** The runtime stopped: requests still queued have nothing to act on. */
@@ -255,6 +265,7 @@ public final class ChangefeedRuntime implements AutoCloseable {
   private void run() {
     try {
       roster.resumeFromProgress();
+      applier.settleSnapshots();
       while (stop.getCount() > 0) {
         long now = System.nanoTime();
         if (now - nextPollNanos >= 0 || (applier.wantsListing() && now - lastPollNanos >= EARLY_LISTING_NANOS)) {
@@ -262,6 +273,9 @@ public final class ChangefeedRuntime implements AutoCloseable {
           applier.listingTaken();
           for (FollowedTable gone : roster.discover()) {
             applier.ended(gone, "dropped (not listed at ts " + gone.goneAtTs + ")", gone.goneAtTs);
+          }
+          if (applier.betweenTransactions()) {
+            applier.settleSnapshots();   // a snapshot asked for is recorded before any row of its table
           }
           nextPollNanos = System.nanoTime() + definition.tablePollInterval().toNanos();
           if (roster.listed() && state == ChangefeedStatus.State.STARTING) {

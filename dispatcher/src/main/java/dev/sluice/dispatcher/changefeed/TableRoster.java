@@ -54,6 +54,8 @@ final class TableRoster {
   private boolean listed;
   /** The rules that matched no table at the last listing. */
   private List<String> unmatchedRules = List.of();
+  /** Whether the sink held no changefeed checkpoint when this run began: the run that loads existing rows. */
+  private final boolean firstStart;
 
   TableRoster(SluiceClient client, ChangefeedDefinition definition, Sink sink, Inbox inbox, long listedThroughTs) {
     this.client = client;
@@ -61,6 +63,7 @@ final class TableRoster {
     this.sink = sink;
     this.inbox = inbox;
     this.listedThroughTs = listedThroughTs;
+    this.firstStart = sink.checkpoint().checkpointTs() == 0;
   }
 
   Collection<FollowedTable> all() {
@@ -104,9 +107,11 @@ final class TableRoster {
 
   /**
    * Where a table's snapshot goes on from when it is followed by this run: its stored snapshot continues
-   * (running or failed: from its cursor; paused stays paused; done or cancelled never again); a table
-   * with none recorded is read from the start when the changefeed loads existing rows and the table
-   * existed when it started.
+   * (running or failed: from its cursor; paused stays paused; done or cancelled never again). A table with
+   * none recorded is read from the start only on the changefeed's first start (the sink holds no checkpoint
+   * yet) when it loads existing rows and the table existed when it started; that is recorded at once, before
+   * any of its rows, so a later start tells it from a table that was never to be read (one matched later by a
+   * widened rule, a new sink after an update, a changefeed from before snapshots: read those on request).
    */
   private SnapshotCursor snapshotFor(FollowedTable t, TableSnapshot stored, boolean existedAtStart) {
     if (stored.state() != TableSnapshot.State.NONE) {
@@ -115,15 +120,10 @@ final class TableRoster {
       t.rowsDone = stored.rows();
       return stored.resumes() ? stored.cursor() : null;
     }
-    if (definition.initialLoad() != InitialLoad.SNAPSHOT) {
-      return null;
+    if (definition.initialLoad() != InitialLoad.SNAPSHOT || !firstStart || !existedAtStart) {
+      return null;   // a table created after the start needs none: the log holds every row of it
     }
-    if (!existedAtStart) {
-      // created after the start: the log holds every row of it (followed from its CREATE)
-      t.snapshotState = TableSnapshot.State.DONE;
-      t.snapshotRecords.add(s -> s.state() == TableSnapshot.State.NONE ? s.in(TableSnapshot.State.DONE) : s);
-      return null;
-    }
+    t.snapshotRecords.add(s -> s.state() == TableSnapshot.State.NONE ? TableSnapshot.started(0) : s);
     t.snapshotState = TableSnapshot.State.RUNNING;
     return SnapshotCursor.start();
   }
