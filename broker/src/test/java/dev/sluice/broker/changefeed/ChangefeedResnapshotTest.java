@@ -29,9 +29,15 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ChangefeedResnapshotTest {
 
+  /** The table's snapshot state, or null while it has none (or is not listed yet). */
   static String snapshotState(JsonObject changefeed, String table) {
-    JsonObject s = table(changefeed, table).getJsonObject("snapshot");
-    return s == null ? null : s.getString("state");
+    for (Object t : changefeed.getJsonArray("tables")) {
+      if (((JsonObject) t).getString("table").equals(table)) {
+        JsonObject s = ((JsonObject) t).getJsonObject("snapshot");
+        return s == null ? null : s.getString("state");
+      }
+    }
+    return null;
   }
 
   static Response post(AdminClient admin, String path, JsonObject body) throws Exception {
