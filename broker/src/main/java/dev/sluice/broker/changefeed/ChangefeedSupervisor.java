@@ -697,6 +697,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       }
       ChangefeedStatus status = run.status();
       metrics.divergentColumns(r.id(), status.divergences().size());
+      metrics.snapshots(r.id(), status);
       FeedCheckpoint now = r.checkpoint().max(HostedRuntime.fromStatus(status));
       ChangefeedRecord next = r;
       if (!now.equals(r.checkpoint())) {

@@ -117,6 +117,12 @@ class ChangefeedInitialLoadTest {
       assertThat(downstream.queryLong("SELECT snapshot_state FROM sluice_table_checkpoint WHERE changefeed_id = "
           + "'load' AND table_name = 'public.items'")).isEqualTo(3);   // DONE, so a restart never reads it again
 
+      await().atMost(Duration.ofSeconds(10)).until(() -> {
+        var g = rb.broker().meterRegistry().find("sluice.changefeed.snapshot.rows.done").tags("changefeed", "load",
+            "table", "public.items").gauge();
+        return g != null && g.value() >= 2900;
+      });
+
       // once done, never again: a restart reads nothing
       double chunksDone = chunksDelivered(rb);
       assertThat(admin.send("POST", "/api/v1/changefeeds/load/pause", null).status()).isEqualTo(200);
