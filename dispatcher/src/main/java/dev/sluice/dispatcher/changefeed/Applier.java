@@ -99,6 +99,9 @@ abstract class Applier {
    */
   void settleSnapshots() throws InterruptedException {
     for (FollowedTable t : roster.all()) {
+      if (t.snapshotState == TableSnapshot.State.NONE && t.snapshotRecords.isEmpty()) {
+        continue;   // none asked for: no outcome to wait for, nothing to record
+      }
       long after = inbox.outcomeAfterTs(t);
       SnapshotOutcome o = inbox.takeOutcome(t, t.applied.ts());
       if (o != null && after >= t.snapshotSinceTs) {   // below it: the end of a snapshot this one replaced

@@ -45,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * the others go on, and followed again from its next schema change. Volatile defaults a schema change
  * added are listed in {@link ChangefeedStatus#divergences()}.
  *
+ * <p>Snapshots ({@link InitialLoad}): on its first start (the sink holds no checkpoint) a changefeed that loads
+ * existing rows subscribes each table that existed at its start ts with a snapshot; the sink records each
+ * table's cursor with the chunk's rows ({@link dev.sluice.dispatcher.sink.TableSnapshot}), so a later start
+ * continues it and a finished one is never read again. {@link #snapshot(List)} reads tables again on request;
+ * a column added with a volatile default, and a held table that gains a key, are read again by themselves.
+ *
  * <p>Threads: listeners only enqueue into their table's bounded queue ({@link Inbox}; a full queue blocks
  * that listener, which shrinks that dispatcher's credit: back-pressure up to the broker); one applier
  * thread owns every other piece of state, calls the sink, and retries a transiently failing sink with
@@ -56,6 +62,7 @@ import org.slf4j.LoggerFactory;
  *      JdbcUpsertSink sink = JdbcUpsertSink.open(JdbcSinkConfig.of(url, user, pw, "cf1"));
  *      ChangefeedRuntime cf = ChangefeedRuntime.start(client,
  *          ChangefeedDefinition.of("cf1", TableFilter.of("public.*"), 0), sink)) {
+ *   cf.snapshot(List.of("public.orders"));   // read one table again, changes flowing on
  *   cf.completion().toCompletableFuture().join();
  * }
  * }</pre>
