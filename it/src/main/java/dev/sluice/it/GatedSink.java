@@ -117,6 +117,16 @@ public final class GatedSink implements Sink {
   }
 
   @Override
+  public void recordSnapshot(long tableId, String tableName, dev.sluice.dispatcher.sink.TableSnapshot snapshot) {
+    enter();
+    try {
+      delegate.recordSnapshot(tableId, tableName, snapshot);
+    } finally {
+      exit();
+    }
+  }
+
+  @Override
   public void markDropped(long tableId, String tableName, long droppedTs) {
     enter();
     try {

@@ -1,6 +1,7 @@
 package dev.sluice.broker.admin;
 
 import dev.sluice.broker.changefeed.ChangefeedSpec;
+import dev.sluice.broker.changefeed.SnapshotAction;
 import dev.sluice.broker.changefeed.ChangefeedSupervisor;
 import dev.sluice.broker.changefeed.DeleteOptions;
 import dev.sluice.broker.changefeed.DeletionTicket;
@@ -65,6 +66,12 @@ final class ChangefeedRoutes {
       x.checkNoBody();
       render(x, 200, changefeeds.resume(x.path("id")).thenCompose(changefeeds::snapshotOf));
     }));
+    routes.add(HttpMethod.POST, BASE + "/{id}/snapshot", Set.of(), ex -> atHost(ex, x ->
+        snapshot(x, SnapshotAction.START)));
+    for (SnapshotAction action : List.of(SnapshotAction.PAUSE, SnapshotAction.RESUME, SnapshotAction.CANCEL)) {
+      routes.add(HttpMethod.POST, BASE + "/{id}/snapshot/" + action.name().toLowerCase(java.util.Locale.ROOT), Set.of(),
+          ex -> atHost(ex, x -> snapshot(x, action)));
+    }
     routes.add(HttpMethod.GET, BASE + "/{id}/deletion/{generation}", Set.of(), ex -> {
       long generation = positive("generation", ex.path("generation"));
       ex.reply(200, changefeeds.deletion(ex.path("id"), generation).thenApply(s -> s.toJson()));
@@ -149,7 +156,22 @@ final class ChangefeedRoutes {
     StrictJson body = ex.body(UPDATE_KEYS);
     ChangefeedSpec replacement = merge ? null : full(body);
     render(ex, 200, changefeeds.update(ex.path("id"), old -> merge ? old.patchedWith(body)
-        : replacement.withStartTs(old.startTs()), check).thenCompose(changefeeds::snapshotOf));
+        : replacement.withStartTs(old.startTs()).keepingInitialLoadOf(old, body.has("initial_load")), check).thenCompose(changefeeds::snapshotOf));
+  }
+
+  /**
+   * {@code POST .../snapshot[/pause|resume|cancel]} with an optional body {@code {"tables": ["schema.t", ...]}}
+   * (absent or empty: every followed table): answers 200 with the tables acted on and the changefeed.
+   */
+  private void snapshot(AdminExchange ex, SnapshotAction action) {
+    JsonObject raw = ex.bodyObject(false);
+    StrictJson body = StrictJson.of(raw, "field", Set.of("tables"));
+    List<String> tables = body.strings("tables", List.of());
+    String id = ex.path("id");
+    CompletableFuture<JsonObject> answer = changefeeds.snapshot(id, action, tables).thenCompose(acted ->
+        changefeeds.get(id).thenApply(s -> new JsonObject().put("action", action.name().toLowerCase(
+            java.util.Locale.ROOT)).put("tables", new JsonArray(acted)).put("snapshot", ChangefeedViews.snapshot(s))));
+    ex.reply(200, Future.fromCompletionStage(answer, ex.context().vertx().getOrCreateContext()));
   }
 
   /** {@code validate}: absent = true (check a new sink before recording it); only true and false are accepted. */

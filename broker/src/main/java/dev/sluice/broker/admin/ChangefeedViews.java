@@ -8,6 +8,7 @@ import dev.sluice.broker.changefeed.FeedCheckpoint;
 import dev.sluice.broker.changefeed.GcHolds;
 import dev.sluice.broker.cluster.Assignments;
 import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
+import dev.sluice.dispatcher.sink.TableSnapshot;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.util.HashMap;
@@ -59,7 +60,9 @@ final class ChangefeedViews {
         .put("lag_ts", lagTs).put("lag_ms", lag)
         .put("runtime_state", s.live() == null ? null : s.live().state().name())
         .put("apply_mode", r.spec().options().applyMode().name().toLowerCase(java.util.Locale.ROOT))
+        .put("initial_load", r.spec().initialLoad().name().toLowerCase(java.util.Locale.ROOT))
         .put("tables", tables)
+        .put("snapshot", snapshot(s))
         .put("warnings", new JsonArray(s.live() == null ? java.util.List.of() : s.live().warnings()))
         .put("divergences", divergences(s))
         .put("gc_hold", gcHold(s.gcHold()))
@@ -89,7 +92,7 @@ final class ChangefeedViews {
             .put("checkpoint_ts", ts).put("resolved_ts", t.resolvedTs())
             .put("lag_ts", ended ? 0 : Math.max(0, servable - ts))
             .put("lag_ms", !normal ? null : ended ? 0L : lagMs.computeIfAbsent(ts, clock::lagMs))
-            .put("note", t.note()));
+            .put("note", t.note()).put("snapshot", t.snapshot() == null ? null : snapshot(t.table(), t.snapshot())));
       }
       return arr;
     }
@@ -103,6 +106,39 @@ final class ChangefeedViews {
           .put("lag_ms", !normal ? null : ended ? 0L : lagMs.computeIfAbsent(ts, clock::lagMs)).put("note", null));
     }
     return arr;
+  }
+
+  /**
+   * The changefeed's snapshots: {@code state} (none, running, paused, failed, cancelled, done: the first that
+   * any table is in, in that order after none) and one entry per table that has one.
+   */
+  static JsonObject snapshot(ChangefeedSnapshot s) {
+    JsonArray tables = new JsonArray();
+    java.util.EnumSet<TableSnapshot.State> states = java.util.EnumSet.noneOf(TableSnapshot.State.class);
+    if (s.live() != null) {
+      for (ChangefeedStatus.TableStatus t : s.live().tables()) {
+        if (t.snapshot() != null) {
+          tables.add(snapshot(t.table(), t.snapshot()));
+          states.add(t.snapshot().state());
+        }
+      }
+    }
+    String state = "none";
+    for (TableSnapshot.State candidate : java.util.List.of(TableSnapshot.State.RUNNING, TableSnapshot.State.PAUSED,
+        TableSnapshot.State.FAILED, TableSnapshot.State.CANCELLED, TableSnapshot.State.DONE)) {
+      if (states.contains(candidate)) {
+        state = candidate.name().toLowerCase(java.util.Locale.ROOT);
+        break;
+      }
+    }
+    return new JsonObject().put("state", s.live() == null ? null : state).put("tables", tables);
+  }
+
+  private static JsonObject snapshot(String table, ChangefeedStatus.SnapshotStatus p) {
+    return new JsonObject().put("table", table).put("state", p.state().name().toLowerCase(java.util.Locale.ROOT))
+        .put("rows_done", p.rowsDone()).put("rows_estimated", p.rowsEstimated()).put("percent", p.percent())
+        .put("rows_per_s", Math.round(p.rowsPerSecond() * 10) / 10.0).put("eta_s", p.etaSeconds())
+        .put("reason", p.reason());
   }
 
   private static JsonArray divergences(ChangefeedSnapshot s) {

@@ -1,5 +1,6 @@
 package dev.sluice.broker.changefeed;
 
+import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import java.util.ArrayList;
@@ -14,7 +15,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * checkpoint has waited, see {@link CommitClock}; -1 while it does not run), and per changefeed its GC
  * hold ({@link GcHolds}): {@code sluice.changefeed.gc.hold.remaining.ms} (until it expires; -1 while it
  * runs or holds nothing) and {@code sluice.changefeed.gc.hold.expired} (1 once expired), and
- * {@code sluice.changefeed.divergent.columns} (columns a volatile default made differ, while it runs).
+ * {@code sluice.changefeed.divergent.columns} (columns a volatile default made differ, while it runs), and per
+ * table its snapshot ({@code sluice.changefeed.snapshot.*}, {@link #snapshots}).
  */
 final class ChangefeedMetrics implements AutoCloseable {
 
@@ -28,6 +30,9 @@ final class ChangefeedMetrics implements AutoCloseable {
   private final Map<String, List<Gauge>> holdGauges = new ConcurrentHashMap<>();
   private final Map<String, Integer> divergent = new ConcurrentHashMap<>();
   private final Map<String, Gauge> divergentGauges = new ConcurrentHashMap<>();
+  /** Per changefeed, per table: its snapshot as the running changefeed last showed it. */
+  private final Map<String, Map<String, ChangefeedStatus.SnapshotStatus>> snapshots = new ConcurrentHashMap<>();
+  private final Map<String, List<Gauge>> snapshotGauges = new ConcurrentHashMap<>();
 
   ChangefeedMetrics(MeterRegistry registry, Map<String, ChangefeedRecord> records, CommitClock clock) {
     this.registry = registry;
@@ -80,6 +85,40 @@ final class ChangefeedMetrics implements AutoCloseable {
         .register(registry));
   }
 
+  /**
+   * Records the snapshots of {@code id}'s tables from its running status: per table
+   * {@code sluice.changefeed.snapshot.rows.done} and {@code .rows.estimated} (rows), {@code .rate} (rows per
+   * second) and {@code .running} (1 while it reads).
+   */
+  void snapshots(String id, ChangefeedStatus status) {
+    Map<String, ChangefeedStatus.SnapshotStatus> tables = snapshots.computeIfAbsent(id, k -> new ConcurrentHashMap<>());
+    for (ChangefeedStatus.TableStatus t : status.tables()) {
+      if (t.snapshot() == null) {
+        continue;
+      }
+      if (tables.put(t.table(), t.snapshot()) == null) {
+        String table = t.table();
+        java.util.function.Function<java.util.function.ToDoubleFunction<ChangefeedStatus.SnapshotStatus>,
+            java.util.function.ToDoubleFunction<Map<String, ChangefeedStatus.SnapshotStatus>>> of =
+            f -> m -> m.containsKey(table) ? f.applyAsDouble(m.get(table)) : 0;
+        snapshotGauges.computeIfAbsent(id, k -> new java.util.concurrent.CopyOnWriteArrayList<>()).addAll(List.of(
+            Gauge.builder("sluice.changefeed.snapshot.rows.done", tables, of.apply(s -> s.rowsDone()))
+                .tags("changefeed", id, "table", table).baseUnit("rows")
+                .description("READ rows of the table's snapshot the sink applied").register(registry),
+            Gauge.builder("sluice.changefeed.snapshot.rows.estimated", tables, of.apply(s -> s.rowsEstimated()))
+                .tags("changefeed", id, "table", table).baseUnit("rows")
+                .description("the table's estimated rows (pg_class.reltuples) when its snapshot began").register(registry),
+            Gauge.builder("sluice.changefeed.snapshot.rate", tables, of.apply(s -> s.rowsPerSecond()))
+                .tags("changefeed", id, "table", table).baseUnit("rows/s")
+                .description("rows per second the table's snapshot applies").register(registry),
+            Gauge.builder("sluice.changefeed.snapshot.running", tables, of.apply(s -> s.state()
+                    == dev.sluice.dispatcher.sink.TableSnapshot.State.RUNNING ? 1 : 0))
+                .tags("changefeed", id, "table", table)
+                .description("1 while the table's snapshot reads").register(registry)));
+      }
+    }
+  }
+
   /** Drops the meters of a removed changefeed. */
   void forget(String id) {
     lagMs.remove(id);
@@ -92,6 +131,11 @@ final class ChangefeedMetrics implements AutoCloseable {
     List<Gauge> hg = holdGauges.remove(id);
     if (hg != null) {
       hg.forEach(registry::remove);
+    }
+    snapshots.remove(id);
+    List<Gauge> sg = snapshotGauges.remove(id);
+    if (sg != null) {
+      sg.forEach(registry::remove);
     }
     divergent.remove(id);
     Gauge dg = divergentGauges.remove(id);

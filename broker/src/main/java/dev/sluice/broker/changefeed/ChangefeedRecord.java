@@ -214,7 +214,8 @@ public record ChangefeedRecord(String id, long generation, ChangefeedState state
     }
     JsonObject spec = o.getJsonObject("spec");
     return new ChangefeedRecord(o.getString("id"), o.getLong("generation"), ChangefeedState.valueOf(o.getString("state")),
-        spec == null ? null : ChangefeedSpec.fromJson(StrictJson.of(spec, "field", ChangefeedSpec.KEYS), 0),
+        spec == null ? null : ChangefeedSpec.fromJson(StrictJson.of(spec, "field", ChangefeedSpec.KEYS), 0,
+            dev.sluice.dispatcher.changefeed.InitialLoad.NONE),   // written before initial_load: it never loaded
         FeedCheckpoint.fromJson(o.getJsonObject("checkpoint")), o.getBoolean("kept_meta", false),
         FeedError.fromJson(o.getJsonObject("last_error")), o.getInteger("retry_count", 0),
         o.getLong("next_retry_at_ms", 0L), Deletion.fromJson(o.getJsonObject("deletion")),

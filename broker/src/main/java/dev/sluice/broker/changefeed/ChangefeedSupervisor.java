@@ -510,6 +510,39 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     return GcHoldWatch.lowestLocal(records.values(), nowMs.getAsLong());
   }
 
+  /**
+   * Asks changefeed {@code id}'s runtime on this node to act on the snapshots of {@code tables} (all followed
+   * tables when empty); completes with the tables it acted on.
+   *
+   * @throws ChangefeedNotFoundException (in the future) when there is no such changefeed
+   * @throws InvalidStateException when it does not run here (not NORMAL, or its runtime is starting)
+   * @throws InvalidChangefeedException naming {@code tables} when one is not followed or cannot be read again
+   */
+  public CompletableFuture<List<String>> snapshot(String id, SnapshotAction action, List<String> tables) {
+    return onDecider(() -> {
+      ChangefeedRecord r = visible(id);
+      FeedLane lane = lanes.get(id);
+      HostedRuntime run = lane == null ? null : lane.runtime();
+      if (run == null || run.generation() != r.generation() || r.state() != ChangefeedState.NORMAL
+          || !hosted.containsKey(id)) {
+        throw new InvalidStateException(id, r.generation(), r.state(), "snapshot " + action.name().toLowerCase(
+            java.util.Locale.ROOT), r.state() == ChangefeedState.NORMAL ? "its runtime is not running on this node now;"
+            + " retry shortly" : "resume it first");
+      }
+      return run;
+    }).thenCompose(run -> run.snapshot(action, tables).toCompletableFuture().exceptionallyCompose(e -> {
+      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
+      if (cause instanceof IllegalArgumentException) {
+        return CompletableFuture.failedFuture(InvalidChangefeedException.field("tables", cause.getMessage()));
+      }
+      if (cause instanceof IllegalStateException) {
+        return CompletableFuture.failedFuture(new InvalidStateException(id, run.generation(), ChangefeedState.NORMAL,
+            "snapshot " + action.name().toLowerCase(java.util.Locale.ROOT), cause.getMessage() + "; retry shortly"));
+      }
+      return CompletableFuture.failedFuture(cause);
+    }));
+  }
+
   /** The changefeed with its live status. */
   public CompletableFuture<ChangefeedSnapshot> get(String id) {
     return onDecider(() -> snapshot(visible(id)));
@@ -664,6 +697,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       }
       ChangefeedStatus status = run.status();
       metrics.divergentColumns(r.id(), status.divergences().size());
+      metrics.snapshots(r.id(), status);
       FeedCheckpoint now = r.checkpoint().max(HostedRuntime.fromStatus(status));
       ChangefeedRecord next = r;
       if (!now.equals(r.checkpoint())) {

@@ -66,7 +66,7 @@ final class HostedRuntime {
       ChangefeedDefinition definition = ChangefeedDefinition.of(id, spec.filter(), spec.startTs())
           .withTablePollInterval(Duration.ofMillis(spec.options().tablePollIntervalMs()))
           .withMaxBatchTransactions(spec.options().maxBatchTransactions())
-          .withApplyMode(spec.options().applyMode());
+          .withApplyMode(spec.options().applyMode()).withInitialLoad(spec.initialLoad());
       ChangefeedRuntime runtime = ChangefeedRuntime.start(client, definition, sink);
       return new HostedRuntime(id, generation, runId, client, sink, runtime, resumeFrom);
     } catch (RuntimeException e) {
@@ -88,6 +88,16 @@ final class HostedRuntime {
 
   ChangefeedStatus status() {
     return runtime.status();
+  }
+
+  /** Asks the runtime to act on its tables' snapshots; completes with the tables it acted on. */
+  CompletionStage<List<String>> snapshot(SnapshotAction action, List<String> tables) {
+    return switch (action) {
+      case START -> runtime.snapshot(tables);
+      case PAUSE -> runtime.pauseSnapshot(tables);
+      case RESUME -> runtime.resumeSnapshot(tables);
+      case CANCEL -> runtime.cancelSnapshot(tables);
+    };
   }
 
   /** Completes when the runtime ends; fails with the error that stopped it. */

@@ -28,6 +28,16 @@ public final class InvalidStateException extends RequestRejectedException {
     this.input = input;
   }
 
+  /** A request that is not a state transition (a snapshot request of a changefeed that does not run here). */
+  public InvalidStateException(String id, long generation, ChangefeedState state, String request, String why) {
+    super(ErrorCode.INVALID_REQUEST, request + " of changefeed \"" + id + "\" is not allowed while it is " + state
+        + (why == null ? "" : ": " + why));
+    this.id = id;
+    this.generation = generation;
+    this.state = state;
+    this.input = null;
+  }
+
   public String id() {
     return id;
   }
@@ -40,6 +50,7 @@ public final class InvalidStateException extends RequestRejectedException {
     return state;
   }
 
+  /** The transition refused, or null for another request. */
   public ChangefeedInput input() {
     return input;
   }

@@ -39,7 +39,8 @@ final class ResumingSink implements Sink {
     Map<Long, SinkCheckpoint.TableProgress> tables = new HashMap<>(kept.tables());
     own.tables().forEach((id, p) -> tables.merge(id, p, (k, o) -> {
       Checkpoint later = o.applied().max(k.applied());
-      return new SinkCheckpoint.TableProgress(o.tableName(), later, o.ddlTs(), Math.max(o.droppedTs(), k.droppedTs()));
+      return new SinkCheckpoint.TableProgress(o.tableName(), later, o.ddlTs(), Math.max(o.droppedTs(), k.droppedTs()),
+          o.snapshot());
     }));
     return new SinkCheckpoint(Math.max(own.checkpointTs(), kept.checkpointTs()), tables);
   }
@@ -67,6 +68,11 @@ final class ResumingSink implements Sink {
   @Override
   public void markDropped(long tableId, String tableName, long droppedTs) {
     sink.markDropped(tableId, tableName, droppedTs);
+  }
+
+  @Override
+  public void recordSnapshot(long tableId, String tableName, dev.sluice.dispatcher.sink.TableSnapshot snapshot) {
+    sink.recordSnapshot(tableId, tableName, snapshot);
   }
 
   @Override

@@ -30,7 +30,7 @@ import picocli.CommandLine.Spec;
     footer = ExitCode.HELP,
     subcommands = {ChangefeedCommand.Create.class, ChangefeedCommand.ListAll.class, ChangefeedCommand.Get.class,
         ChangefeedCommand.Pause.class, ChangefeedCommand.Resume.class, ChangefeedCommand.Update.class,
-        ChangefeedCommand.Delete.class, ChangefeedCommand.Purge.class})
+        ChangefeedCommand.Delete.class, ChangefeedCommand.Purge.class, ChangefeedCommand.Snapshot.class})
 public final class ChangefeedCommand implements Runnable {
 
   private static final String BASE = "/api/v1/changefeeds";
@@ -116,11 +116,18 @@ public final class ChangefeedCommand implements Runnable {
         + " resolved ts now, or the kept checkpoint).")
     Long startTs;
 
+    @Option(names = "--initial-load", paramLabel = "MODE", description = "snapshot (default: copy the rows the tables"
+        + " hold first, online, then their changes) or none (only changes after the start ts).")
+    String initialLoad;
+
     @Override
     public Integer call() {
       JsonObject body = definition.toJson().put("id", id);
       if (startTs != null) {
         body.put("start_ts", startTs);
+      }
+      if (initialLoad != null) {
+        body.put("initial_load", initialLoad);   // checked by the server (400 naming initial_load)
       }
       return send("POST", BASE + definition.query(), body, r -> ChangefeedPrinter.printOne(out(), r.json()));
     }
@@ -172,6 +179,47 @@ public final class ChangefeedCommand implements Runnable {
     @Override
     public Integer call() {
       return send("POST", path(id) + "/resume", null, r -> ChangefeedPrinter.printOne(out(), r.json()));
+    }
+  }
+
+  @Command(name = "snapshot", mixinStandardHelpOptions = true, footer = ExitCode.HELP,
+      description = {"Read a changefeed's tables again from the start while their changes keep flowing (a"
+          + " re-snapshot), or pause, resume or cancel its snapshots.",
+          "Without --table: every table it follows. Progress: sluice changefeed get ID."})
+  static final class Snapshot extends AdminCall {
+    @Parameters(index = "0", paramLabel = "ID")
+    String id;
+
+    @Option(names = "--table", paramLabel = "SCHEMA.TABLE", description = "A table it follows; repeatable.")
+    List<String> tables;
+
+    @Option(names = "--pause", description = "Pause the running snapshots (changes go on).")
+    boolean pause;
+
+    @Option(names = "--resume", description = "Continue paused snapshots where they stopped.")
+    boolean resume;
+
+    @Option(names = "--cancel", description = "End running or paused snapshots for good.")
+    boolean cancel;
+
+    @Override
+    public Integer call() {
+      int actions = (pause ? 1 : 0) + (resume ? 1 : 0) + (cancel ? 1 : 0);
+      if (actions > 1) {
+        throw new picocli.CommandLine.ParameterException(spec.commandLine(),
+            "give at most one of --pause, --resume, --cancel");
+      }
+      String suffix = pause ? "/pause" : resume ? "/resume" : cancel ? "/cancel" : "";
+      JsonObject body = tables == null ? null : new JsonObject().put("tables", new JsonArray(tables));
+      return send("POST", path(id) + "/snapshot" + suffix, body, r -> {
+        JsonObject o = r.json();
+        out().printf("%s: %s%n", o.getString("action"), o.getJsonArray("tables").isEmpty() ? "no table"
+            : String.join(", ", o.getJsonArray("tables").stream().map(String::valueOf).toList()));
+        for (Object t : o.getJsonObject("snapshot").getJsonArray("tables")) {
+          JsonObject s = (JsonObject) t;
+          out().printf("  %-32s %s%n", s.getString("table"), ChangefeedPrinter.snapshotLine(s));
+        }
+      });
     }
   }
 

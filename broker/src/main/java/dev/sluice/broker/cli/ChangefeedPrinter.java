@@ -21,6 +21,26 @@ final class ChangefeedPrinter {
     }
   }
 
+  /**
+   * A table's snapshot in one line: {@code snapshot running [########------------]  40.0%  1,200 of 3,000 rows
+   * 400 rows/s  ETA 5s}; a done one shows its rows alone.
+   */
+  static String snapshotLine(JsonObject s) {
+    String state = s.getString("state");
+    long rows = s.getLong("rows_done", 0L);
+    String line = "snapshot " + state + " ";
+    if ("done".equals(state)) {
+      line += String.format(java.util.Locale.ROOT, "%,d rows", rows);
+    } else {
+      boolean running = "running".equals(state);
+      Number rate = (Number) s.getValue("rows_per_s");
+      Number eta = (Number) s.getValue("eta_s");
+      line += ProgressBar.line(rows, s.getLong("rows_estimated", 0L), running && rate != null ? rate.doubleValue() : -1,
+          running && eta != null ? eta.longValue() : -1);
+    }
+    return s.getString("reason") == null ? line : line + " (" + s.getString("reason") + ")";
+  }
+
   static void printOne(PrintWriter out, JsonObject c) {
     JsonObject d = c.getJsonObject("definition");
     out.printf("id:          %s (generation %d)%n", c.getString("id"), c.getLong("generation"));
@@ -33,6 +53,11 @@ final class ChangefeedPrinter {
         c.getValue("lag_ms") == null ? "-" : c.getLong("lag_ms"));
     if (c.getString("apply_mode") != null) {
       out.printf("apply mode:  %s%n", c.getString("apply_mode"));
+    }
+    if (c.getString("initial_load") != null) {
+      JsonObject snapshot = c.getJsonObject("snapshot");
+      String state = snapshot == null ? null : snapshot.getString("state");
+      out.printf("initial load: %s%s%n", c.getString("initial_load"), state == null ? "" : " (snapshots: " + state + ")");
     }
     JsonObject hold = c.getJsonObject("gc_hold");
     if (hold != null && !"NONE".equals(hold.getString("phase"))) {
@@ -64,6 +89,10 @@ final class ChangefeedPrinter {
           t.getLong("lag_ts"), t.getValue("lag_ms") == null ? "-" : t.getLong("lag_ms"));
       if (t.getString("note") != null) {
         out.printf("      %s%n", t.getString("note"));
+      }
+      JsonObject snapshot = t.getJsonObject("snapshot");
+      if (snapshot != null) {
+        out.printf("      %s%n", snapshotLine(snapshot));
       }
     }
     JsonArray divergences = c.getJsonArray("divergences");

@@ -41,6 +41,19 @@ class ChangefeedStoreTest {
     }
   }
 
+  /** A changefeed recorded before initial_load existed never loaded rows: a restart must not start now. */
+  @Test
+  void aRecordWrittenBeforeInitialLoadExistedReadsAsNone() {
+    ChangefeedRecord r = ChangefeedRecord.absent("old").recreated(spec(), 1000);
+    assertThat(r.spec().initialLoad()).isEqualTo(dev.sluice.dispatcher.changefeed.InitialLoad.SNAPSHOT);
+    io.vertx.core.json.JsonObject json = r.toJson();
+    assertThat(ChangefeedRecord.fromJson(json).spec().initialLoad())
+        .isEqualTo(dev.sluice.dispatcher.changefeed.InitialLoad.SNAPSHOT);
+    json.getJsonObject("spec").remove("initial_load");
+    assertThat(ChangefeedRecord.fromJson(json).spec().initialLoad())
+        .isEqualTo(dev.sluice.dispatcher.changefeed.InitialLoad.NONE);
+  }
+
   @Test
   void theStoreHoldingSinkPasswordsIsReadableByItsOwnerOnly(@TempDir Path parent) throws Exception {
     Path dir = parent.resolve("data").resolve("changefeeds");

@@ -116,9 +116,14 @@ class HostedChangefeedEndToEndTest {
 
   /** Every row of {@code table}, columns joined with |, ordered by id. */
   static List<String> rows(TestPostgres pg, String table) throws SQLException {
+    return rows(pg, table, "id");
+  }
+
+  /** Every row of {@code table}, columns joined with |, ordered by {@code orderBy}. */
+  static List<String> rows(TestPostgres pg, String table, String orderBy) throws SQLException {
     List<String> out = new ArrayList<>();
     try (Connection c = pg.connect(); Statement s = c.createStatement();
-         ResultSet rs = s.executeQuery("SELECT * FROM " + table + " ORDER BY id")) {
+         ResultSet rs = s.executeQuery("SELECT * FROM " + table + " ORDER BY " + orderBy)) {
       ResultSetMetaData md = rs.getMetaData();
       while (rs.next()) {
         StringBuilder row = new StringBuilder();

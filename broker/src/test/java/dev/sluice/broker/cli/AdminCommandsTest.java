@@ -227,4 +227,31 @@ class AdminCommandsTest {
     assertThat(skipped.out()).contains("password=***").doesNotContain("hunter22cli");
     assertThat(admin("changefeed", "delete", "cli-check", "--keep-meta").code()).isEqualTo(ExitCode.OK);
   }
+
+  @Test
+  void createTakesAnInitialLoadAndSnapshotReadsATableAgainWithItsProgressInGet() {
+    Run bad = admin("changefeed", "create", "cli-bad", "--include", "public.items", "--sink-uri",
+        "jsonl:file:cli-bad.jsonl", "--initial-load", "everything");
+    assertThat(bad.code()).isEqualTo(ExitCode.USAGE);
+    assertThat(bad.err()).contains("initial_load");
+    Run created = admin("changefeed", "create", "cli-snap", "--include", "public.items", "--sink-uri",
+        "jsonl:file:cli-snap.jsonl", "--initial-load", "none");
+    assertThat(created.code()).as(created.err()).isEqualTo(ExitCode.OK);
+    assertThat(created.out()).contains("initial load: none");
+    Run unknown = admin("changefeed", "snapshot", "nobody");
+    assertThat(unknown.code()).isEqualTo(ExitCode.NOT_FOUND);
+    // the runtime answers once it follows the table (409 while it starts)
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+        admin("changefeed", "snapshot", "cli-snap", "--table", "public.items").code() == ExitCode.OK);
+    Run notFollowed = admin("changefeed", "snapshot", "cli-snap", "--table", "public.notes");
+    assertThat(notFollowed.code()).isEqualTo(ExitCode.USAGE);
+    assertThat(notFollowed.err()).contains("public.notes");
+    org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(30)).until(() ->
+        admin("changefeed", "get", "cli-snap").out().contains("snapshot done"));
+    Run get = admin("changefeed", "get", "cli-snap");
+    assertThat(get.out()).contains("initial load: none (snapshots: done)");
+    Run both = admin("changefeed", "snapshot", "cli-snap", "--pause", "--cancel");
+    assertThat(both.code()).isEqualTo(ExitCode.USAGE);
+    assertThat(admin("changefeed", "delete", "cli-snap").code()).isEqualTo(ExitCode.OK);
+  }
 }

@@ -86,6 +86,10 @@ class AccessMatrixTest {
       DELETE /api/v1/changefeeds/{id}                   | admin operator
       POST /api/v1/changefeeds/{id}/pause               | admin operator
       POST /api/v1/changefeeds/{id}/resume              | admin operator
+      POST /api/v1/changefeeds/{id}/snapshot            | admin operator
+      POST /api/v1/changefeeds/{id}/snapshot/pause      | admin operator
+      POST /api/v1/changefeeds/{id}/snapshot/resume     | admin operator
+      POST /api/v1/changefeeds/{id}/snapshot/cancel     | admin operator
       GET /api/v1/changefeeds/{id}/deletion/{generation} | admin operator
       GET /api/v1/dispatchers                           | admin operator
       GET /api/v1/snapshots                             | admin operator

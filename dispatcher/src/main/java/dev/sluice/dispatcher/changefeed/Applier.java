@@ -7,12 +7,16 @@ import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.DdlChange;
 import dev.sluice.dispatcher.sink.RowIdentityMissingException;
 import dev.sluice.dispatcher.sink.Sink;
+import dev.sluice.dispatcher.SnapshotOutcome;
+import dev.sluice.dispatcher.sink.SinkCheckpoint;
+import dev.sluice.dispatcher.sink.TableSnapshot;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -57,6 +61,11 @@ abstract class Applier {
     return checkpointTs;
   }
 
+  /** Whether no target transaction is open (a sink call of its own may run now). */
+  boolean betweenTransactions() {
+    return true;
+  }
+
   /** Whether the applier waits for a newer table listing (and the runtime should list early). */
   boolean wantsListing() {
     return wantsListing;
@@ -84,6 +93,59 @@ abstract class Applier {
     return Math.min(known, Math.max(roster.listedThroughTs(), checkpointTs));
   }
 
+  /**
+   * Records in the sink what changed about the tables' snapshots (asked for, paused, ended) once what came
+   * before it in their streams is applied. Called when no target transaction is open.
+   */
+  void settleSnapshots() throws InterruptedException {
+    for (FollowedTable t : roster.all()) {
+      if (t.snapshotState == TableSnapshot.State.NONE && t.snapshotRecords.isEmpty()) {
+        continue;   // none asked for: no outcome to wait for, nothing to record
+      }
+      long after = inbox.outcomeAfterTs(t);
+      SnapshotOutcome o = inbox.takeOutcome(t, t.applied.ts());
+      if (o != null && after >= t.snapshotSinceTs) {   // below it: the end of a snapshot this one replaced
+        ended(t, o);
+      }
+      if (!t.snapshotRecords.isEmpty()) {
+        List<UnaryOperator<TableSnapshot>> records = List.copyOf(t.snapshotRecords);
+        t.snapshotRecords.clear();
+        SinkCheckpoint.TableProgress p = sink.checkpoint().tables().get(t.tableId);
+        TableSnapshot s = p == null ? TableSnapshot.NONE : p.snapshot();
+        for (UnaryOperator<TableSnapshot> r : records) {
+          s = r.apply(s);
+        }
+        TableSnapshot record = s;
+        withRetry(() -> sink.recordSnapshot(t.tableId, t.name, record));
+      }
+    }
+  }
+
+  /** {@code t}'s snapshot ended as {@code o} (everything before it applied): record it, and what it settled. */
+  private void ended(FollowedTable t, SnapshotOutcome o) {
+    if (t.snapshotState == TableSnapshot.State.NONE) {
+      return;   // not one this run asked for
+    }
+    TableSnapshot.State state = switch (o.status()) {
+      case COMPLETE, TABLE_DROPPED -> TableSnapshot.State.DONE;
+      case CANCELLED -> TableSnapshot.State.CANCELLED;
+      case FAILED -> TableSnapshot.State.FAILED;
+    };
+    t.snapshotState = state;
+    t.snapshotReason = o.status() == SnapshotOutcome.Status.COMPLETE ? null : o.status() + ": " + o.reason();
+    t.snapshotRecords.add(s -> s.in(state));
+    LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
+        .addKeyValue("status", o.status()).addKeyValue("rows", o.rowsRead()).addKeyValue("chunks", o.chunks())
+        .log("table snapshot ended{}", o.reason().isEmpty() ? "" : ": " + o.reason());
+    if (o.status() == SnapshotOutcome.Status.COMPLETE) {
+      // the rows read again are equal now: what the volatile default or the keyless time left differs no more
+      divergences.removeIf(d -> d.table().equals(t.name) && d.sinceTs() <= t.snapshotSinceTs);
+      if (t.note != null && t.note.startsWith("rows changed upstream in")) {
+        t.note = null;
+      }
+    }
+  }
+
   /** Takes {@code t} to {@code applied} and tells its dispatcher; a table found gone ends once it reached that ts. */
   protected void applied(FollowedTable t, Checkpoint applied) throws InterruptedException {
     t.applied = t.applied.max(applied);
@@ -101,10 +163,18 @@ abstract class Applier {
   /** A schema change of {@code t} was applied. */
   protected void afterDdl(FollowedTable t, DdlChange ddl) throws InterruptedException {
     t.name = ddl.tableName();
-    for (ChangefeedStatus.Divergence d : VolatileDefaults.of(ddl)) {
-      divergences.add(d);
+    t.keyed = ddl.tableInfoAfter().getPrimaryKeyCount() > 0;
+    List<ChangefeedStatus.Divergence> added = VolatileDefaults.of(ddl);
+    for (ChangefeedStatus.Divergence d : added) {
       LOG.atWarn().addKeyValue("changefeedId", definition.id()).addKeyValue("table", d.table())
           .addKeyValue("column", d.column()).addKeyValue("sinceTs", d.sinceTs()).log(d.reason());
+    }
+    if (!added.isEmpty() && ddl.ddlType() != DdlType.DDL_TYPE_DROP_TABLE) {
+      boolean rereads = roster.resnapshot(t, "re-reads the rows the upstream filled when column(s) "
+          + String.join(", ", VolatileDefaults.columns(ddl)) + " were added with a volatile default");
+      for (ChangefeedStatus.Divergence d : added) {
+        divergences.add(rereads ? d : VolatileDefaults.unread(d, t.keyed));
+      }
     }
     if (ddl.ddlType() == DdlType.DDL_TYPE_DROP_TABLE) {
       t.applied = t.applied.max(Checkpoint.at(ddl.commitTs()));

@@ -20,9 +20,11 @@ import java.util.Objects;
  * @param retryBackoffMax      cap of the delay between retries of a transiently failing sink (default 5 s)
  * @param applyMode            whole upstream transactions across tables, or each table on its own (default
  *                             {@link ApplyMode#TRANSACTION})
+ * @param initialLoad          whether the tables' existing rows are read first (default
+ *                             {@link InitialLoad#SNAPSHOT})
  */
 public record ChangefeedDefinition(String id, TableFilter filter, long startTs, Duration tablePollInterval,
-    int maxBatchTransactions, Duration retryBackoffMax, ApplyMode applyMode) {
+    int maxBatchTransactions, Duration retryBackoffMax, ApplyMode applyMode, InitialLoad initialLoad) {
 
   /** How often ListTables is polled for new and dropped tables. */
   public static final Duration DEFAULT_TABLE_POLL_INTERVAL = Duration.ofSeconds(10);
@@ -32,6 +34,8 @@ public record ChangefeedDefinition(String id, TableFilter filter, long startTs, 
   public static final Duration DEFAULT_RETRY_BACKOFF_MAX = Duration.ofSeconds(5);
   /** Upstream transactions applied whole, across tables. */
   public static final ApplyMode DEFAULT_APPLY_MODE = ApplyMode.TRANSACTION;
+  /** Existing rows first, as a CDC user expects (Debezium's {@code initial}). */
+  public static final InitialLoad DEFAULT_INITIAL_LOAD = InitialLoad.SNAPSHOT;
 
   /** Checks the id (1..255 characters) and the filter. */
   public ChangefeedDefinition {
@@ -52,32 +56,39 @@ public record ChangefeedDefinition(String id, TableFilter filter, long startTs, 
       throw new IllegalArgumentException("retryBackoffMax must be positive, got " + retryBackoffMax);
     }
     Objects.requireNonNull(applyMode, "applyMode");
+    Objects.requireNonNull(initialLoad, "initialLoad");
   }
 
   /** A changefeed {@code id} of the tables {@code filter} follows, from {@code startTs}, with the defaults. */
   public static ChangefeedDefinition of(String id, TableFilter filter, long startTs) {
     return new ChangefeedDefinition(id, filter, startTs, DEFAULT_TABLE_POLL_INTERVAL, DEFAULT_MAX_BATCH_TRANSACTIONS,
-        DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_APPLY_MODE);
+        DEFAULT_RETRY_BACKOFF_MAX, DEFAULT_APPLY_MODE, DEFAULT_INITIAL_LOAD);
   }
 
   /** A copy with another ListTables polling interval. */
   public ChangefeedDefinition withTablePollInterval(Duration value) {
-    return new ChangefeedDefinition(id, filter, startTs, value, maxBatchTransactions, retryBackoffMax, applyMode);
+    return new ChangefeedDefinition(id, filter, startTs, value, maxBatchTransactions, retryBackoffMax, applyMode, initialLoad);
   }
 
   /** A copy with another batch bound (transactions per sink call). */
   public ChangefeedDefinition withMaxBatchTransactions(int value) {
-    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, value, retryBackoffMax, applyMode);
+    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, value, retryBackoffMax, applyMode, initialLoad);
   }
 
   /** A copy with another longest retry backoff. */
   public ChangefeedDefinition withRetryBackoffMax(Duration value) {
-    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, maxBatchTransactions, value, applyMode);
+    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, maxBatchTransactions, value, applyMode, initialLoad);
   }
 
   /** A copy applying in {@code value} mode (whole transactions, or table by table). */
   public ChangefeedDefinition withApplyMode(ApplyMode value) {
     return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, maxBatchTransactions, retryBackoffMax,
-        value);
+        value, initialLoad);
+  }
+
+  /** A copy that reads the tables' existing rows first ({@link InitialLoad#SNAPSHOT}) or not. */
+  public ChangefeedDefinition withInitialLoad(InitialLoad value) {
+    return new ChangefeedDefinition(id, filter, startTs, tablePollInterval, maxBatchTransactions, retryBackoffMax,
+        applyMode, value);
   }
 }

@@ -5,7 +5,15 @@ import dev.sluice.api.error.SluiceException;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.sink.Sink;
 import java.util.ArrayList;
+import dev.sluice.dispatcher.SnapshotCursor;
+import dev.sluice.dispatcher.sink.SinkCheckpoint;
+import dev.sluice.dispatcher.sink.TableSnapshot;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Function;
+import java.util.function.Predicate;
+import java.util.function.Supplier;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
@@ -37,6 +45,12 @@ import org.slf4j.LoggerFactory;
  * the others go on, and followed again from its next schema change. Volatile defaults a schema change
  * added are listed in {@link ChangefeedStatus#divergences()}.
  *
+ * <p>Snapshots ({@link InitialLoad}): on its first start (the sink holds no checkpoint) a changefeed that loads
+ * existing rows subscribes each table that existed at its start ts with a snapshot; the sink records each
+ * table's cursor with the chunk's rows ({@link dev.sluice.dispatcher.sink.TableSnapshot}), so a later start
+ * continues it and a finished one is never read again. {@link #snapshot(List)} reads tables again on request;
+ * a column added with a volatile default, and a held table that gains a key, are read again by themselves.
+ *
  * <p>Threads: listeners only enqueue into their table's bounded queue ({@link Inbox}; a full queue blocks
  * that listener, which shrinks that dispatcher's credit: back-pressure up to the broker); one applier
  * thread owns every other piece of state, calls the sink, and retries a transiently failing sink with
@@ -48,6 +62,7 @@ import org.slf4j.LoggerFactory;
  *      JdbcUpsertSink sink = JdbcUpsertSink.open(JdbcSinkConfig.of(url, user, pw, "cf1"));
  *      ChangefeedRuntime cf = ChangefeedRuntime.start(client,
  *          ChangefeedDefinition.of("cf1", TableFilter.of("public.*"), 0), sink)) {
+ *   cf.snapshot(List.of("public.orders"));   // read one table again, changes flowing on
  *   cf.completion().toCompletableFuture().join();
  * }
  * }</pre>
@@ -72,9 +87,17 @@ public final class ChangefeedRuntime implements AutoCloseable {
   private ChangefeedStatus.State state = ChangefeedStatus.State.STARTING;
   private long nextPollNanos;
   private long lastPollNanos;
+  private long lastSampleNanos;
+  /** Requests from other threads (snapshot, pause, ...), run by the applier thread between its steps. */
+  private final ConcurrentLinkedQueue<Command> commands = new ConcurrentLinkedQueue<>();
+  private final Sink sink;
+
+  /** A request and its answer. */
+  private record Command(Supplier<List<String>> action, CompletableFuture<List<String>> done) {}
 
   private ChangefeedRuntime(SluiceClient client, ChangefeedDefinition definition, Sink sink) {
     this.definition = definition;
+    this.sink = sink;
     long checkpointTs = Math.max(definition.startTs(), sink.checkpoint().checkpointTs());
     this.roster = new TableRoster(client, definition, sink, inbox, checkpointTs);
     this.thread = new Thread(this::run, "sluice-changefeed-" + definition.id());
@@ -104,6 +127,133 @@ public final class ChangefeedRuntime implements AutoCloseable {
     return completion.minimalCompletionStage();
   }
 
+  /**
+   * Reads {@code tables} ("schema.table"; empty: every followed table) again from the start, merged into their
+   * changes, which keep flowing: a re-snapshot (for example after an include rule was widened to a table
+   * whose old rows are missing, or after a bulk change made without logging). Completes with the tables it
+   * reads; fails with {@link IllegalArgumentException} naming a table the changefeed does not follow or cannot
+   * read again (no key: its READ rows would be appended once more).
+   */
+  public CompletionStage<List<String>> snapshot(List<String> tables) {
+    return command(tables, t -> t.keyed ? null : "has no key (its READ rows would be appended again)", t ->
+        roster.resnapshot(t, "read again on request"));
+  }
+
+  /** Pauses the running snapshots of {@code tables} (empty: all); their changes go on. Completes with the tables paused. */
+  public CompletionStage<List<String>> pauseSnapshot(List<String> tables) {
+    return command(tables, t -> null, t -> {
+      if (t.snapshotState != TableSnapshot.State.RUNNING) {
+        return false;
+      }
+      t.handle.pauseSnapshot();
+      t.snapshotState = TableSnapshot.State.PAUSED;
+      t.snapshotRecords.add(s -> s.in(TableSnapshot.State.PAUSED));
+      return true;
+    });
+  }
+
+  /** Continues the paused snapshots of {@code tables} (empty: all) where they stopped. */
+  public CompletionStage<List<String>> resumeSnapshot(List<String> tables) {
+    return command(tables, t -> null, t -> {
+      if (t.snapshotState != TableSnapshot.State.PAUSED) {
+        return false;
+      }
+      if (t.handle.snapshotPaused()) {
+        t.handle.resumeSnapshot();
+      } else {   // paused by an earlier run: this subscription has no snapshot, so it starts one at the cursor
+        SinkCheckpoint.TableProgress p = sink.checkpoint().tables().get(t.tableId);
+        t.handle.snapshot(p == null ? SnapshotCursor.start() : p.snapshot().cursor());
+      }
+      t.snapshotState = TableSnapshot.State.RUNNING;
+      t.sampleRows = -1;
+      t.snapshotRecords.add(s -> s.in(TableSnapshot.State.RUNNING));
+      return true;
+    });
+  }
+
+  /** Ends the running or paused snapshots of {@code tables} (empty: all) for good; their changes go on. */
+  public CompletionStage<List<String>> cancelSnapshot(List<String> tables) {
+    return command(tables, t -> null, t -> {
+      if (t.snapshotState != TableSnapshot.State.RUNNING && t.snapshotState != TableSnapshot.State.PAUSED) {
+        return false;
+      }
+      t.handle.cancelSnapshot();
+      t.snapshotState = TableSnapshot.State.CANCELLED;
+      t.snapshotReason = "cancelled on request";
+      t.snapshotRecords.add(s -> s.in(TableSnapshot.State.CANCELLED));
+      return true;
+    });
+  }
+
+  /**
+   * Runs {@code action} on the applier thread for each named followed table (every one when {@code names} is
+   * empty); a name not followed, or one {@code refuse} has a reason for, fails the whole request before it acts.
+   */
+  private CompletionStage<List<String>> command(List<String> names, Function<FollowedTable, String> refuse,
+      Predicate<FollowedTable> action) {
+    CompletableFuture<List<String>> done = new CompletableFuture<>();
+    commands.add(new Command(() -> {
+      List<FollowedTable> chosen = new ArrayList<>();
+      if (names == null || names.isEmpty()) {
+        for (FollowedTable t : roster.live()) {
+          if (t.handle != null && refuse.apply(t) == null) {
+            chosen.add(t);
+          }
+        }
+      } else {
+        for (String n : names) {
+          FollowedTable t = roster.byName(n);
+          if (t == null || t.handle == null) {
+            throw new IllegalArgumentException("table \"" + n + "\" is not followed by changefeed " + definition.id()
+                + " now");
+          }
+          String why = refuse.apply(t);
+          if (why != null) {
+            throw new IllegalArgumentException("table \"" + n + "\" " + why);
+          }
+          chosen.add(t);
+        }
+      }
+      List<String> acted = new ArrayList<>();
+      for (FollowedTable t : chosen) {
+        if (action.test(t)) {
+          acted.add(t.name);
+        }
+      }
+      return acted;
+    }, done));
+    if (completion.isDone()) {
+      failCommands();
+    }
+    return done;
+  }
+
+  /** Runs the queued requests, then answers them once the status shows what they did. */
+  private void runCommands() {
+    if (commands.isEmpty()) {
+      return;
+    }
+    List<Runnable> answers = new ArrayList<>();
+    for (Command next = commands.poll(); next != null; next = commands.poll()) {
+      Command c = next;
+      try {
+        List<String> acted = c.action().get();
+        answers.add(() -> c.done().complete(acted));
+      } catch (RuntimeException e) {
+        answers.add(() -> c.done().completeExceptionally(e));
+      }
+    }
+    publishStatus(null);
+    answers.forEach(Runnable::run);
+  }
+
+  /** The runtime stopped: requests still queued have nothing to act on. */
+  private void failCommands() {
+    for (Command c = commands.poll(); c != null; c = commands.poll()) {
+      c.done().completeExceptionally(new IllegalStateException("changefeed " + definition.id() + " is not running"));
+    }
+  }
+
   /** Stops applying and removes every dispatcher; the sink stays open (its owner closes it). */
   @Override
   public void close() {
@@ -122,6 +272,7 @@ public final class ChangefeedRuntime implements AutoCloseable {
   private void run() {
     try {
       roster.resumeFromProgress();
+      applier.settleSnapshots();
       while (stop.getCount() > 0) {
         long now = System.nanoTime();
         if (now - nextPollNanos >= 0 || (applier.wantsListing() && now - lastPollNanos >= EARLY_LISTING_NANOS)) {
@@ -130,13 +281,20 @@ public final class ChangefeedRuntime implements AutoCloseable {
           for (FollowedTable gone : roster.discover()) {
             applier.ended(gone, "dropped (not listed at ts " + gone.goneAtTs + ")", gone.goneAtTs);
           }
+          if (applier.betweenTransactions()) {
+            applier.settleSnapshots();   // a snapshot asked for is recorded before any row of its table
+          }
           nextPollNanos = System.nanoTime() + definition.tablePollInterval().toNanos();
           if (roster.listed() && state == ChangefeedStatus.State.STARTING) {
             state = ChangefeedStatus.State.RUNNING;
           }
         }
+        runCommands();
         long seen = inbox.puts();
         boolean progressed = applier.step();
+        if (applier.betweenTransactions()) {
+          applier.settleSnapshots();
+        }
         if (progressed && state == ChangefeedStatus.State.RETRYING) {
           state = ChangefeedStatus.State.RUNNING;
         }
@@ -159,6 +317,49 @@ public final class ChangefeedRuntime implements AutoCloseable {
     }
   }
 
+  /** Once a second: the READ rows each snapshot has applied (the sink's count) and the rate since the last sample. */
+  private void sampleSnapshots() {
+    long now = System.nanoTime();
+    if (now - lastSampleNanos < TimeUnit.SECONDS.toNanos(1)) {
+      return;
+    }
+    lastSampleNanos = now;
+    Map<Long, SinkCheckpoint.TableProgress> stored = null;
+    for (FollowedTable t : roster.all()) {
+      if (t.snapshotState == TableSnapshot.State.NONE) {
+        continue;
+      }
+      if (stored == null) {
+        stored = sink.checkpoint().tables();
+      }
+      SinkCheckpoint.TableProgress p = stored.get(t.tableId);
+      long rows = p == null ? t.rowsDone : p.snapshot().rows();
+      if (t.sampleRows >= 0 && rows >= t.sampleRows && now > t.sampleNanos) {
+        double rate = (rows - t.sampleRows) * 1e9 / (now - t.sampleNanos);
+        t.rowsPerSecond = t.rowsPerSecond == 0 ? rate : 0.5 * t.rowsPerSecond + 0.5 * rate;
+      }
+      t.sampleRows = rows;
+      t.sampleNanos = now;
+      t.rowsDone = rows;
+    }
+  }
+
+  private static ChangefeedStatus.SnapshotStatus snapshotStatus(FollowedTable t) {
+    if (t.snapshotState == TableSnapshot.State.NONE) {
+      return null;
+    }
+    boolean done = t.snapshotState == TableSnapshot.State.DONE;
+    long estimate = t.rowsEstimate;
+    Double percent = done ? Double.valueOf(100) : estimate > 0
+        ? Double.valueOf(Math.min(100.0, Math.floor(t.rowsDone * 1000.0 / estimate) / 10)) : null;
+    boolean running = t.snapshotState == TableSnapshot.State.RUNNING;
+    double rate = running ? t.rowsPerSecond : 0;
+    Long eta = running && rate > 0 && estimate > 0 ? Long.valueOf((long) Math.ceil(Math.max(0, estimate - t.rowsDone)
+        / rate)) : done ? Long.valueOf(0) : null;
+    return new ChangefeedStatus.SnapshotStatus(t.snapshotState, t.rowsDone, estimate, percent, rate, eta,
+        t.snapshotReason);
+  }
+
   private void retrying(String message) {
     state = ChangefeedStatus.State.RETRYING;
     publishStatus(message);
@@ -167,6 +368,7 @@ public final class ChangefeedRuntime implements AutoCloseable {
   private void finish(SluiceException error) {
     roster.closeAll();
     inbox.close();
+    failCommands();
     state = error == null ? ChangefeedStatus.State.STOPPED : ChangefeedStatus.State.FAILED;
     publishStatus(error == null ? null : error.getMessage());
     if (error == null) {
@@ -174,13 +376,15 @@ public final class ChangefeedRuntime implements AutoCloseable {
     } else {
       completion.completeExceptionally(error);
     }
+    failCommands();
   }
 
   private void publishStatus(String error) {
+    sampleSnapshots();
     List<ChangefeedStatus.TableStatus> ts = new ArrayList<>();
     for (FollowedTable t : roster.all()) {
       ts.add(new ChangefeedStatus.TableStatus(t.tableId, t.name, t.handle == null ? null : t.handle.state(), t.applied,
-          t.resolvedTs, Math.max(0, t.resolvedTs - t.applied.ts()), t.phase, t.note));
+          t.resolvedTs, Math.max(0, t.resolvedTs - t.applied.ts()), t.phase, t.note, snapshotStatus(t)));
     }
     List<String> warnings = new ArrayList<>();
     for (String rule : roster.unmatchedRules()) {

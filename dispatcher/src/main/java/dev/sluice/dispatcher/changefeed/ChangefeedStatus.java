@@ -73,9 +73,37 @@ public record ChangefeedStatus(String id, State state, long checkpointTs, List<T
    * @param lag             resolved ts minus the applied ts, in commit-ts units (0 when caught up)
    * @param phase           followed, held or ended
    * @param note            why it is held or ended, or what of it is missing downstream; null when nothing
+   * @param snapshot        where its snapshot stands, or null when none was asked for
    */
   public record TableStatus(long tableId, String table, SubscriptionState dispatcherState, Checkpoint checkpoint,
-      long resolvedTs, long lag, TablePhase phase, String note) {}
+      long resolvedTs, long lag, TablePhase phase, String note, SnapshotStatus snapshot) {
+
+    /** A table without a snapshot. */
+    public TableStatus(long tableId, String table, SubscriptionState dispatcherState, Checkpoint checkpoint,
+        long resolvedTs, long lag, TablePhase phase, String note) {
+      this(tableId, table, dispatcherState, checkpoint, resolvedTs, lag, phase, note, null);
+    }
+  }
+
+  /**
+   * Where one table's snapshot stands.
+   *
+   * <pre>{@code
+   * SnapshotStatus s = status.tables().get(0).snapshot();
+   * System.out.printf("%s %d/%d rows (%.0f%%), eta %s s%n", s.state(), s.rowsDone(), s.rowsEstimated(),
+   *     s.percent(), s.etaSeconds());
+   * }</pre>
+   *
+   * @param state         running, paused, done, cancelled or failed
+   * @param rowsDone      READ rows the sink applied (across restarts)
+   * @param rowsEstimated the table's estimated rows ({@code pg_class.reltuples} when its snapshot began), 0 unknown
+   * @param percent       rows done of the estimate, 0..100 (100 once done), or null when unknown
+   * @param rowsPerSecond rows applied per second over the last samples of this run, 0 when not measured
+   * @param etaSeconds    seconds left at that rate, or null when unknown
+   * @param reason        why it failed or was cancelled; null otherwise
+   */
+  public record SnapshotStatus(dev.sluice.dispatcher.sink.TableSnapshot.State state, long rowsDone, long rowsEstimated,
+      Double percent, double rowsPerSecond, Long etaSeconds, String reason) {}
 
   /**
    * Values of a column that differ downstream from the upstream's, and why.

@@ -2,7 +2,12 @@ package dev.sluice.dispatcher.changefeed;
 
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.SubscriptionHandle;
+import dev.sluice.dispatcher.SnapshotOutcome;
+import dev.sluice.dispatcher.sink.TableSnapshot;
 import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.UnaryOperator;
 
 /**
  * One table a changefeed knows. The applier thread owns every field but {@link #queue},
@@ -25,6 +30,29 @@ final class FollowedTable {
   /** While held: the table version it was held at; a later one (its fix) follows it again. */
   long heldVersion;
   long heldAtTs;
+  /** Whether the table has a key (its READ rows upsert; a keyless table's are appended, so it is read once only). */
+  boolean keyed = true;
+  /** Its snapshot as this run knows it ({@code NONE}: none asked for). */
+  TableSnapshot.State snapshotState = TableSnapshot.State.NONE;
+  /** Why its snapshot failed or was cancelled, or what it re-reads. */
+  String snapshotReason;
+  /** The table's stream position when its current snapshot was asked for ({@link TableSnapshot#sinceTs()}). */
+  long snapshotSinceTs;
+  /** Changes to record in the sink's snapshot of the table once no target transaction is open, in order. */
+  final List<UnaryOperator<TableSnapshot>> snapshotRecords = new ArrayList<>();
+  /** The table's estimated rows, from the last chunk its listener got (0 unknown). */
+  volatile long rowsEstimate;
+  /** READ rows of its snapshot the sink applied, as last sampled. */
+  long rowsDone;
+  /** Rate samples: READ rows the sink held at {@link #sampleNanos}, and the rate they gave. */
+  long sampleRows = -1;
+  long sampleNanos;
+  double rowsPerSecond;
+
+  // guarded by the inbox lock
+  /** How the snapshot ended, as the listener heard it, once the table is applied through {@link #outcomeAfterTs}. */
+  SnapshotOutcome outcome;
+  long outcomeAfterTs;
 
   // guarded by the inbox lock
   final ArrayDeque<Entry> queue = new ArrayDeque<>();

@@ -1,5 +1,6 @@
 package dev.sluice.dispatcher.changefeed;
 
+import dev.sluice.dispatcher.SnapshotOutcome;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -97,6 +98,49 @@ final class Inbox {
         changed.signalAll();
       }
       return e;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * {@code t}'s snapshot ended ({@code outcome}), in stream order: it counts once everything queued before
+   * it is applied. Dropped from a subscription that is not the table's current one.
+   */
+  void snapshotEnded(FollowedTable t, int generation, SnapshotOutcome outcome) {
+    lock.lock();
+    try {
+      if (!closed && takes(t, generation)) {
+        t.outcome = outcome;
+        t.outcomeAfterTs = t.receivedThrough;
+        puts++;
+        changed.signalAll();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The snapshot outcome of {@code t} once it is applied through {@code appliedTs} (taken), else null. */
+  SnapshotOutcome takeOutcome(FollowedTable t, long appliedTs) {
+    lock.lock();
+    try {
+      SnapshotOutcome o = t.outcome;
+      if (o == null || appliedTs < t.outcomeAfterTs) {
+        return null;
+      }
+      t.outcome = null;
+      return o;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** The ts of the outcome {@link #takeOutcome} would give, or -1 when none waits. */
+  long outcomeAfterTs(FollowedTable t) {
+    lock.lock();
+    try {
+      return t.outcome == null ? -1 : t.outcomeAfterTs;
     } finally {
       lock.unlock();
     }

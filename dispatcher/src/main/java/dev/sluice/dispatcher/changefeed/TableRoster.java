@@ -8,11 +8,14 @@ import dev.sluice.api.v1.TableList;
 import dev.sluice.dispatcher.ChangeListener;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.DdlChange;
+import dev.sluice.dispatcher.SnapshotCursor;
+import dev.sluice.dispatcher.SnapshotOutcome;
 import dev.sluice.dispatcher.SluiceClient;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.dispatcher.Transaction;
 import dev.sluice.dispatcher.sink.Sink;
 import dev.sluice.dispatcher.sink.SinkCheckpoint;
+import dev.sluice.dispatcher.sink.TableSnapshot;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -51,6 +54,8 @@ final class TableRoster {
   private boolean listed;
   /** The rules that matched no table at the last listing. */
   private List<String> unmatchedRules = List.of();
+  /** Whether the sink held no changefeed checkpoint when this run began: the run that loads existing rows. */
+  private final boolean firstStart;
 
   TableRoster(SluiceClient client, ChangefeedDefinition definition, Sink sink, Inbox inbox, long listedThroughTs) {
     this.client = client;
@@ -58,6 +63,7 @@ final class TableRoster {
     this.sink = sink;
     this.inbox = inbox;
     this.listedThroughTs = listedThroughTs;
+    this.firstStart = sink.checkpoint().checkpointTs() == 0;
   }
 
   Collection<FollowedTable> all() {
@@ -95,8 +101,31 @@ final class TableRoster {
         continue;
       }
       Checkpoint from = sink.checkpoint().forTable(e.getKey()).max(Checkpoint.at(definition.startTs()));
-      subscribe(e.getKey(), p.tableName(), from, from.ts());
+      subscribe(e.getKey(), p.tableName(), from, from.ts(), p.snapshot(), true);
     }
+  }
+
+  /**
+   * Where a table's snapshot goes on from when it is followed by this run: its stored snapshot continues
+   * (running or failed: from its cursor; paused stays paused; done or cancelled never again). A table with
+   * none recorded is read from the start only on the changefeed's first start (the sink holds no checkpoint
+   * yet) when it loads existing rows and the table existed when it started; that is recorded at once, before
+   * any of its rows, so a later start tells it from a table that was never to be read (one matched later by a
+   * widened rule, a new sink after an update, a changefeed from before snapshots: read those on request).
+   */
+  private SnapshotCursor snapshotFor(FollowedTable t, TableSnapshot stored, boolean existedAtStart) {
+    if (stored.state() != TableSnapshot.State.NONE) {
+      t.snapshotState = stored.state() == TableSnapshot.State.FAILED ? TableSnapshot.State.RUNNING : stored.state();
+      t.snapshotSinceTs = stored.sinceTs();
+      t.rowsDone = stored.rows();
+      return stored.resumes() ? stored.cursor() : null;
+    }
+    if (definition.initialLoad() != InitialLoad.SNAPSHOT || !firstStart || !existedAtStart) {
+      return null;   // a table created after the start needs none: the log holds every row of it
+    }
+    t.snapshotRecords.add(s -> s.state() == TableSnapshot.State.NONE ? TableSnapshot.started(0) : s);
+    t.snapshotState = TableSnapshot.State.RUNNING;
+    return SnapshotCursor.start();
   }
 
   /**
@@ -125,10 +154,15 @@ final class TableRoster {
         // just before the CREATE: rows written in the creating transaction share its commit ts
         Checkpoint from = sink.checkpoint().forTable(info.getTableId()).max(Checkpoint.at(definition.startTs()))
             .max(Checkpoint.at(Math.max(0, entry.getCreatedTs() - 1)));
-        subscribe(info.getTableId(), name, from, entry.getCreatedTs());
+        SinkCheckpoint.TableProgress stored = sink.checkpoint().tables().get(info.getTableId());
+        subscribe(info.getTableId(), name, from, entry.getCreatedTs(), stored == null ? TableSnapshot.NONE
+            : stored.snapshot(), entry.getCreatedTs() <= definition.startTs(), info.getPrimaryKeyCount() > 0);
       } else if (known != null && known.phase == ChangefeedStatus.TablePhase.NEEDS_KEY
           && info.getVersion() > known.heldVersion) {
+        known.keyed = info.getPrimaryKeyCount() > 0;
         release(known, info.getVersion());
+      } else if (known != null) {
+        known.keyed = info.getPrimaryKeyCount() > 0;
       }
     }
     // a listing older than one already seen (a broker that lags, after a failover) cannot tell a drop
@@ -179,18 +213,50 @@ final class TableRoster {
     unmatchedRules = now;
   }
 
-  private void subscribe(long tableId, String name, Checkpoint from, long existsFromTs) {
-    // the dispatcher resumes at from.ts(); rows inside a partly applied transaction are skipped by the sink
-    FollowedTable t = new FollowedTable(tableId, name, Checkpoint.at(from.ts()), existsFromTs);
-    tables.put(tableId, t);
-    LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", name)
-        .addKeyValue("tableId", tableId).addKeyValue("startTs", from.ts()).log("following table");
-    open(t);
+  private void subscribe(long tableId, String name, Checkpoint from, long existsFromTs, TableSnapshot stored,
+      boolean existedAtStart) {
+    subscribe(tableId, name, from, existsFromTs, stored, existedAtStart, true);
   }
 
-  private void open(FollowedTable t) {
+  private void subscribe(long tableId, String name, Checkpoint from, long existsFromTs, TableSnapshot stored,
+      boolean existedAtStart, boolean keyed) {
+    // the dispatcher resumes at from.ts(); rows inside a partly applied transaction are skipped by the sink
+    FollowedTable t = new FollowedTable(tableId, name, Checkpoint.at(from.ts()), existsFromTs);
+    t.keyed = keyed;
+    tables.put(tableId, t);
+    SnapshotCursor snapshot = snapshotFor(t, stored, existedAtStart);
+    LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", name)
+        .addKeyValue("tableId", tableId).addKeyValue("startTs", from.ts())
+        .addKeyValue("snapshot", snapshot == null ? "none" : snapshot.toString()).log("following table");
+    open(t, snapshot);
+  }
+
+  private void open(FollowedTable t, SnapshotCursor snapshot) {
     t.handle = client.subscribe(Subscription.span(TableSpan.wholeTable(t.tableId)).from(t.applied.ts())
-        .creditGroup(definition.id()), new TableListener(t, inbox.generation(t)));
+        .creditGroup(definition.id()).withSnapshot(snapshot), new TableListener(t, inbox.generation(t)));
+  }
+
+  /**
+   * Reads {@code t}'s rows again from the start, merged into its changes (a re-snapshot), and records that
+   * in the sink once nothing is open; the rows its stream has queued so far are before it.
+   *
+   * @return false when it cannot: the table is not followed now, or has no key (its READ rows would be
+   *     appended again)
+   */
+  boolean resnapshot(FollowedTable t, String why) {
+    if (!t.live() || t.handle == null || !t.keyed) {
+      return false;
+    }
+    long since = inbox.receivedThrough(t);
+    t.handle.snapshot(SnapshotCursor.start());
+    t.snapshotState = TableSnapshot.State.RUNNING;
+    t.snapshotSinceTs = since;
+    t.snapshotReason = why;
+    t.sampleRows = -1;
+    t.snapshotRecords.add(s -> TableSnapshot.started(since));
+    LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
+        .addKeyValue("sinceTs", since).log("reading the table's rows again: {}", why);
+    return true;
   }
 
   /**
@@ -210,14 +276,37 @@ final class TableRoster {
   private void release(FollowedTable t, long version) {
     long from = Math.max(t.applied.ts(), version - 1);
     t.note = from > t.heldAtTs - 1 ? "rows changed upstream in (" + (t.heldAtTs - 1) + ", " + from + "] are missing "
-        + "downstream: the table had no key then; the snapshot of issue #17 will read them again" : null;
+        + "downstream: the table had no key then" + (t.keyed ? "; a snapshot reads the table again (see its snapshot "
+        + "progress), after which they are equal" : "; it still has no key, so they are not read again (READ rows of a "
+        + "keyless table are appended)") : null;
     t.applied = Checkpoint.at(from);
     t.phase = ChangefeedStatus.TablePhase.FOLLOWING;
     t.goneAtTs = -1;
     inbox.reopen(t, from);
     LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
-        .addKeyValue("startTs", from).log("held table changed upstream; following it again");
-    open(t);
+        .addKeyValue("startTs", from).addKeyValue("keyed", t.keyed).log("held table changed upstream; following it again");
+    SnapshotCursor reread = null;
+    if (t.keyed && t.note != null) {
+      // the rows changed while it had no key are read again (READ rows upsert)
+      long since = from;
+      reread = SnapshotCursor.start();
+      t.snapshotState = TableSnapshot.State.RUNNING;
+      t.snapshotSinceTs = since;
+      t.snapshotReason = "re-reads the rows changed while the table had no key";
+      t.sampleRows = -1;
+      t.snapshotRecords.add(s -> TableSnapshot.started(since));
+    }
+    open(t, reread);
+  }
+
+  /** The table followed now under {@code name} ("schema.table"), or null. */
+  FollowedTable byName(String name) {
+    for (FollowedTable t : tables.values()) {
+      if (t.live() && t.name.equals(name)) {
+        return t;
+      }
+    }
+    return null;
   }
 
   /** Ends {@code t}'s stream: it is not followed again by this run, nor (once the sink recorded it) by a later one. */
@@ -263,6 +352,9 @@ final class TableRoster {
 
     @Override
     public void onTransaction(Transaction transaction) {
+      if (transaction.snapshot() != null && transaction.snapshot().rowsEstimate() > 0) {
+        table.rowsEstimate = transaction.snapshot().rowsEstimate();
+      }
       put(Entry.txn(transaction));
     }
 
@@ -274,6 +366,11 @@ final class TableRoster {
     @Override
     public void onResolved(long ts) {
       put(Entry.resolved(ts));
+    }
+
+    @Override
+    public void onSnapshotComplete(SnapshotOutcome outcome) {
+      inbox.snapshotEnded(table, generation, outcome);
     }
 
     @Override

@@ -69,6 +69,11 @@ final class TransactionalApplier extends Applier {
     return openTs > 0 ? continueOpen() : applyUpToFrontier();
   }
 
+  @Override
+  boolean betweenTransactions() {
+    return openTs == 0;
+  }
+
   /** Every followed table's stream has arrived whole up to this ts, and the listing covers it. */
   private long frontier() {
     long f = roster.listedThroughTs();

@@ -468,7 +468,18 @@ public enum Dialect {
     return "CREATE TABLE IF NOT EXISTS " + table + " (changefeed_id VARCHAR(255) NOT NULL, table_id BIGINT NOT NULL, "
         + "table_name VARCHAR(512) NOT NULL, checkpoint_ts BIGINT NOT NULL, cursor_commit_ts BIGINT NOT NULL, "
         + "next_row_seq BIGINT NOT NULL, ddl_ts BIGINT NOT NULL, updated_at " + timestampType() + " NOT NULL, "
-        + "dropped_ts BIGINT NOT NULL DEFAULT 0, PRIMARY KEY (changefeed_id, table_id))" + tableOptions;
+        + "dropped_ts BIGINT NOT NULL DEFAULT 0, " + SNAPSHOT_COLUMNS.stream().collect(Collectors.joining(", "))
+        + ", PRIMARY KEY (changefeed_id, table_id))" + tableOptions;
+  }
+
+  /** A table's snapshot beside its progress ({@link TableSnapshot}); the cursor is base64 of its protocol bytes. */
+  private static final List<String> SNAPSHOT_COLUMNS = List.of("snapshot_state INT NOT NULL DEFAULT 0",
+      "snapshot_cursor TEXT NULL", "snapshot_rows BIGINT NOT NULL DEFAULT 0",
+      "snapshot_since_ts BIGINT NOT NULL DEFAULT 0");
+
+  /** Brings a per-table checkpoint table of a version before snapshots up to date. */
+  List<String> addSnapshotColumns(String table) {
+    return SNAPSHOT_COLUMNS.stream().map(c -> "ALTER TABLE " + table + " ADD COLUMN " + c).toList();
   }
 
   /** Brings a per-table checkpoint table of an earlier version up to date (run when the column is missing). */
@@ -487,7 +498,8 @@ public enum Dialect {
 
   String upsertTableCheckpoint(String table) {
     return upsertWithNow(table, List.of("changefeed_id", "table_id", "table_name", "checkpoint_ts", "cursor_commit_ts",
-        "next_row_seq", "ddl_ts", "dropped_ts"), List.of("changefeed_id", "table_id"));
+        "next_row_seq", "ddl_ts", "dropped_ts", "snapshot_state", "snapshot_cursor", "snapshot_rows",
+        "snapshot_since_ts"), List.of("changefeed_id", "table_id"));
   }
 
   private String upsertWithNow(String table, List<String> columns, List<String> keys) {

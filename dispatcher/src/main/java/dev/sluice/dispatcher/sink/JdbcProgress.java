@@ -14,7 +14,7 @@ import java.util.Map;
  * {@code sluice_table_checkpoint}, in the connection's default schema), and the progress they hold as
  * of the last commit. Writes join the connection's open transaction; {@link #committed} takes them
  * into the in-memory view once that transaction committed. Creates the tables, and brings one of an
- * earlier version up to date ({@code dropped_ts}). One applier thread.
+ * earlier version up to date ({@code dropped_ts}, the {@code snapshot_*} columns). One applier thread.
  */
 final class JdbcProgress {
 
@@ -45,6 +45,14 @@ final class JdbcProgress {
       }
       c.commit();
     }
+    if (!hasColumn(c, homeSchema, JdbcSinkConfig.TABLE_CHECKPOINT_TABLE, "snapshot_state")) {
+      try (Statement st = c.createStatement()) {
+        for (String sql : dialect.addSnapshotColumns(tableCheckpointTable)) {   // written by a version before them
+          st.execute(sql);
+        }
+      }
+      c.commit();
+    }
     try (PreparedStatement ps = c.prepareStatement("SELECT checkpoint_ts FROM " + checkpointTable
         + " WHERE changefeed_id = ?")) {
       ps.setString(1, changefeedId);
@@ -54,12 +62,13 @@ final class JdbcProgress {
     }
     tables.clear();
     try (PreparedStatement ps = c.prepareStatement("SELECT table_id, table_name, checkpoint_ts, cursor_commit_ts, "
-        + "next_row_seq, ddl_ts, dropped_ts FROM " + tableCheckpointTable + " WHERE changefeed_id = ?")) {
+        + "next_row_seq, ddl_ts, dropped_ts, snapshot_state, snapshot_cursor, snapshot_rows, snapshot_since_ts FROM " + tableCheckpointTable + " WHERE changefeed_id = ?")) {
       ps.setString(1, changefeedId);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           tables.put(rs.getLong(1), new SinkCheckpoint.TableProgress(rs.getString(2),
-              new Checkpoint(rs.getLong(3), rs.getLong(4), rs.getLong(5)), rs.getLong(6), rs.getLong(7)));
+              new Checkpoint(rs.getLong(3), rs.getLong(4), rs.getLong(5)), rs.getLong(6), rs.getLong(7),
+              TableSnapshot.of(rs.getInt(8), rs.getString(9), rs.getLong(10), rs.getLong(11))));
         }
       }
     }
@@ -101,6 +110,10 @@ final class JdbcProgress {
       ps.setLong(6, p.applied().nextRowSeq());
       ps.setLong(7, p.ddlTs());
       ps.setLong(8, p.droppedTs());
+      ps.setInt(9, p.snapshot().state().ordinal());
+      ps.setString(10, p.snapshot().state() == TableSnapshot.State.NONE ? null : p.snapshot().cursorText());
+      ps.setLong(11, p.snapshot().rows());
+      ps.setLong(12, p.snapshot().sinceTs());
       ps.executeUpdate();
     }
   }

@@ -228,6 +228,31 @@ public final class JdbcUpsertSink implements Sink {
     }
   }
 
+  /**
+   * Records {@code snapshot} as table {@code tableId}'s snapshot: with the open target transaction when one
+   * holds progress (it commits with it), else in a transaction of its own at once.
+   */
+  @Override
+  public void recordSnapshot(long tableId, String tableName, TableSnapshot snapshot) {
+    SinkCheckpoint.TableProgress p = current(tableId);
+    SinkCheckpoint.TableProgress base = p != null ? p : new SinkCheckpoint.TableProgress(tableName, Checkpoint.at(0),
+        0);
+    if (base.snapshot().equals(snapshot)) {
+      return;
+    }
+    try {
+      connection();
+      boolean open = !staged.isEmpty();
+      stage(tableId, base.withSnapshot(snapshot));
+      if (!open) {
+        guardFence();
+        commitStaged(progress.checkpointTs());
+      }
+    } catch (SQLException e) {
+      throw rollbackAndClassify(e, tableName, 0);
+    }
+  }
+
   @Override
   public void markDropped(long tableId, String tableName, long droppedTs) {
     SinkCheckpoint.TableProgress p = current(tableId);
@@ -377,7 +402,7 @@ public final class JdbcUpsertSink implements Sink {
       }
     }
     stage(t.tableId(), new SinkCheckpoint.TableProgress(t.tableName(), at.max(t.checkpoint()),
-        p == null ? 0 : p.ddlTs(), 0));
+        p == null ? 0 : p.ddlTs(), 0, (p == null ? TableSnapshot.NONE : p.snapshot()).after(t)));
     stagedApplied++;
   }
 
@@ -519,7 +544,7 @@ public final class JdbcUpsertSink implements Sink {
     }
     Checkpoint position = change.position();
     SinkCheckpoint.TableProgress next = new SinkCheckpoint.TableProgress(change.tableName(),
-        p == null ? position : p.applied().max(position), change.commitTs(), 0);
+        p == null ? position : p.applied().max(position), change.commitTs(), 0, p == null ? null : p.snapshot());
     stage(id, change.ddlType() == DdlType.DDL_TYPE_DROP_TABLE ? next.droppedAt(change.commitTs()) : next);
     stagedApplied++;
   }

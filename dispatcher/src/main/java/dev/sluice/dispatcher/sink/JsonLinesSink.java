@@ -115,7 +115,7 @@ public final class JsonLinesSink implements Sink {
           }
         }
         reached.put(t.tableId(), new SinkCheckpoint.TableProgress(t.tableName(), at.max(t.checkpoint()),
-            p == null ? 0 : p.ddlTs()));
+            p == null ? 0 : p.ddlTs(), 0, (p == null ? TableSnapshot.NONE : p.snapshot()).after(t)));
       }
       sync();
     } catch (IOException e) {
@@ -155,7 +155,7 @@ public final class JsonLinesSink implements Sink {
     }
     Checkpoint applied = ddl.position();
     SinkCheckpoint.TableProgress next = new SinkCheckpoint.TableProgress(ddl.tableName(),
-        p == null ? applied : p.applied().max(applied), ddl.commitTs());
+        p == null ? applied : p.applied().max(applied), ddl.commitTs(), 0, p == null ? null : p.snapshot());
     progress.put(ddl.tableId(), ddl.ddlType() == dev.sluice.api.v1.DdlType.DDL_TYPE_DROP_TABLE
         ? next.droppedAt(ddl.commitTs()) : next);
     checkpointTs = Math.max(checkpointTs, changefeedCheckpointTs);
@@ -171,6 +171,17 @@ public final class JsonLinesSink implements Sink {
     progress.put(tableId, (p != null ? p : new SinkCheckpoint.TableProgress(tableName, Checkpoint.at(0), 0))
         .droppedAt(droppedTs));
     writeCheckpoint();
+  }
+
+  /** Records the table's snapshot in the checkpoint file (the lines before it are already synced). */
+  @Override
+  public void recordSnapshot(long tableId, String tableName, TableSnapshot snapshot) {
+    SinkCheckpoint.TableProgress p = progress.get(tableId);
+    SinkCheckpoint.TableProgress base = p != null ? p : new SinkCheckpoint.TableProgress(tableName, Checkpoint.at(0), 0);
+    if (!base.snapshot().equals(snapshot)) {
+      progress.put(tableId, base.withSnapshot(snapshot));
+      writeCheckpoint();
+    }
   }
 
   @Override
@@ -293,6 +304,12 @@ public final class JsonLinesSink implements Sink {
           g.writeNumberField("next_row_seq", p.applied().nextRowSeq());
           g.writeNumberField("ddl_ts", p.ddlTs());
           g.writeNumberField("dropped_ts", p.droppedTs());
+          if (p.snapshot().state() != TableSnapshot.State.NONE) {
+            g.writeNumberField("snapshot_state", p.snapshot().state().ordinal());
+            g.writeStringField("snapshot_cursor", p.snapshot().cursorText());
+            g.writeNumberField("snapshot_rows", p.snapshot().rows());
+            g.writeNumberField("snapshot_since_ts", p.snapshot().sinceTs());
+          }
           g.writeEndObject();
         }
         g.writeEndArray();
@@ -350,7 +367,9 @@ public final class JsonLinesSink implements Sink {
       }
       progress.put((Long) f.get("table_id"), new SinkCheckpoint.TableProgress((String) f.get("table_name"),
           new Checkpoint((Long) f.get("checkpoint_ts"), (Long) f.get("cursor_commit_ts"), (Long) f.get("next_row_seq")),
-          (Long) f.get("ddl_ts"), (Long) f.getOrDefault("dropped_ts", 0L)));
+          (Long) f.get("ddl_ts"), (Long) f.getOrDefault("dropped_ts", 0L),
+          TableSnapshot.of(((Long) f.getOrDefault("snapshot_state", 0L)).intValue(), (String) f.get("snapshot_cursor"),
+              (Long) f.getOrDefault("snapshot_rows", 0L), (Long) f.getOrDefault("snapshot_since_ts", 0L))));
     }
   }
 

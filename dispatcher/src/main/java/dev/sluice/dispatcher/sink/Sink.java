@@ -88,6 +88,14 @@ public interface Sink extends AutoCloseable {
    */
   default void markDropped(long tableId, String tableName, long droppedTs) {}
 
+  /**
+   * Records where the changefeed's snapshot of table {@code tableId} stands (asked for, paused, done,
+   * cancelled, failed), durably, so that a restart continues or leaves it. The cursor a chunk moves is
+   * recorded by the sink itself with the chunk's rows ({@link TableSnapshot#after}). The default keeps
+   * nothing: a restart then reads the table again from the start.
+   */
+  default void recordSnapshot(long tableId, String tableName, TableSnapshot snapshot) {}
+
   @Override
   void close();
 }

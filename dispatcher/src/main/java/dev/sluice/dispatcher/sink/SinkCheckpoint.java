@@ -42,12 +42,29 @@ public record SinkCheckpoint(long checkpointTs, Map<Long, TableProgress> tables)
    * @param applied   its applied position
    * @param ddlTs     commit ts of its last applied DDL, 0 when none
    * @param droppedTs commit ts its stream ended at (its DROP), 0 while it is followed
+   * @param snapshot  where the changefeed's snapshot of the table stands ({@link TableSnapshot#NONE} when none)
    */
-  public record TableProgress(String tableName, Checkpoint applied, long ddlTs, long droppedTs) {
+  public record TableProgress(String tableName, Checkpoint applied, long ddlTs, long droppedTs,
+      TableSnapshot snapshot) {
+
+    /** Defaults a missing snapshot to {@link TableSnapshot#NONE}. */
+    public TableProgress {
+      snapshot = snapshot == null ? TableSnapshot.NONE : snapshot;
+    }
+
+    /** A progress without a snapshot. */
+    public TableProgress(String tableName, Checkpoint applied, long ddlTs, long droppedTs) {
+      this(tableName, applied, ddlTs, droppedTs, TableSnapshot.NONE);
+    }
 
     /** A followed table's progress (not dropped). */
     public TableProgress(String tableName, Checkpoint applied, long ddlTs) {
       this(tableName, applied, ddlTs, 0);
+    }
+
+    /** This progress with {@code s} as its snapshot. */
+    public TableProgress withSnapshot(TableSnapshot s) {
+      return new TableProgress(tableName, applied, ddlTs, droppedTs, s);
     }
 
     /** Whether the table's stream ended: nothing of it is applied or followed any more. */
@@ -57,7 +74,7 @@ public record SinkCheckpoint(long checkpointTs, Map<Long, TableProgress> tables)
 
     /** This progress, ended at {@code ts}. */
     public TableProgress droppedAt(long ts) {
-      return new TableProgress(tableName, applied.max(Checkpoint.at(ts)), ddlTs, ts);
+      return new TableProgress(tableName, applied.max(Checkpoint.at(ts)), ddlTs, ts, snapshot);
     }
   }
 }

@@ -122,6 +122,17 @@ class ChangefeedApplyTest {
     return ScriptedBroker.id(reset);
   }
 
+  private List<String> rows(String table) throws SQLException {
+    List<String> out = new java.util.ArrayList<>();
+    try (Connection c = DriverManager.getConnection(url(), "postgres", "");
+         ResultSet rs = c.createStatement().executeQuery("SELECT * FROM " + schema + "." + table + " ORDER BY 1")) {
+      while (rs.next()) {
+        out.add(rs.getString(1) + "|" + rs.getString(2));
+      }
+    }
+    return out;
+  }
+
   private long count(String table) throws SQLException {
     try (Connection c = DriverManager.getConnection(url(), "postgres", "");
          ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM pg_class WHERE oid = to_regclass('"
@@ -285,6 +296,58 @@ class ChangefeedApplyTest {
     assertThat(again.getStartTs()).isEqualTo(499);
     await().until(() -> runtime.status().tables().stream().anyMatch(t -> t.tableId() == LOGS.getTableId()
         && t.phase() == ChangefeedStatus.TablePhase.FOLLOWING && t.note() != null && t.note().contains("missing")));
+  }
+
+  /**
+   * Issue #17: a held table that gains a key upstream is followed again with a snapshot from the start, so the
+   * rows changed while it had none are read again; once it completes the note about them clears and the sink
+   * records it done.
+   */
+  @Test
+  void aHeldTableThatGainsAKeyIsReadAgainByASnapshot() throws Exception {
+    list(LOGS, 1);
+    run(ApplyMode.TABLE);
+    DispatcherId logs = streaming(LOGS.getTableId());
+    RowChange updateWithoutOldRow = RowChange.newBuilder().setOp(RowOp.ROW_OP_UPDATE).setRowSeq(0)
+        .addAfter(Value.newBuilder().setInt64Value(1)).addAfter(Value.newBuilder().setStringValue("x")).build();
+    broker.sendAll(List.of(batch(logs, 1, dml(2, 101, insert(0, 1, "first")), dml(3, 102, updateWithoutOldRow))));
+    await().until(() -> runtime.status().tables().stream().anyMatch(t -> t.tableId() == LOGS.getTableId()
+        && t.phase() == ChangefeedStatus.TablePhase.NEEDS_KEY));
+
+    TableInfo keyed = LOGS.toBuilder().setVersion(500).addPrimaryKey("id").build();
+    int registers = broker.requests(DispatcherAction.DISPATCHER_ACTION_REGISTER).size();
+    list(keyed, 1);   // ALTER TABLE logs ADD PRIMARY KEY (id) upstream
+    await().until(() -> broker.requests(DispatcherAction.DISPATCHER_ACTION_REGISTER).size() > registers);
+    DispatcherRequest again = broker.lastRequest(DispatcherAction.DISPATCHER_ACTION_REGISTER);
+    assertThat(again.getStartTs()).isEqualTo(499);
+    assertThat(again.hasSnapshot()).as("the rows changed while it had no key are read again").isTrue();
+    assertThat(again.getSnapshot().getAfterKeyCount()).isZero();
+    await().until(() -> broker.requests(DispatcherAction.DISPATCHER_ACTION_RESET).stream()
+        .anyMatch(r -> r.getSpan().getTableId() == LOGS.getTableId() && !ScriptedBroker.id(r).equals(logs)));
+    DispatcherId l2 = streaming(LOGS.getTableId());
+
+    RowChange read1 = RowChange.newBuilder().setOp(RowOp.ROW_OP_READ).setRowSeq(0)
+        .addAfter(Value.newBuilder().setInt64Value(1)).addAfter(Value.newBuilder().setStringValue("x")).build();
+    RowChange read2 = RowChange.newBuilder().setOp(RowOp.ROW_OP_READ).setRowSeq(1)
+        .addAfter(Value.newBuilder().setInt64Value(2)).addAfter(Value.newBuilder().setStringValue("missed")).build();
+    DataEvent addKey = DataEvent.newBuilder().setSeq(2).setDdl(DdlEvent.newBuilder().setCommitTs(500)
+        .setDdlType(DdlType.DDL_TYPE_ALTER_TABLE).setQuery("ALTER TABLE logs ADD PRIMARY KEY (id)")
+        .setDialect("postgresql").setTableId(LOGS.getTableId()).setTableInfoAfter(keyed)).build();
+    DataEvent chunk = DataEvent.newBuilder().setSeq(3).setDml(dev.sluice.api.v1.DmlBatch.newBuilder().setCommitTs(600)
+        .setLastFragment(true).setTableInfoVersion(500).addRows(read1).addRows(read2)
+        .setSnapshot(dev.sluice.api.v1.SnapshotProgress.newBuilder().addLastKey(Value.newBuilder().setInt64Value(2))
+            .setRowsRead(2).setRowsEstimate(2).setChunks(1))).build();
+    DataEvent done = DataEvent.newBuilder().setSeq(4).setSnapshotDone(dev.sluice.api.v1.SnapshotDone.newBuilder()
+        .setStatus(dev.sluice.api.v1.SnapshotStatus.SNAPSHOT_STATUS_COMPLETE).setRowsRead(2).setChunks(1)).build();
+    broker.sendAll(List.of(batch(l2, 1, addKey, chunk, done), resolved(l2, 1, 700, 4)));
+
+    await().until(() -> runtime.status().tables().stream().anyMatch(t -> t.tableId() == LOGS.getTableId()
+        && t.phase() == ChangefeedStatus.TablePhase.FOLLOWING && t.note() == null && t.snapshot() != null
+        && t.snapshot().state() == dev.sluice.dispatcher.sink.TableSnapshot.State.DONE));
+    assertThat(rows("logs")).containsExactly("1|x", "2|missed");
+    await().until(() -> sink.checkpoint().tables().get(LOGS.getTableId()).snapshot().state()
+        == dev.sluice.dispatcher.sink.TableSnapshot.State.DONE);
+    assertThat(sink.checkpoint().tables().get(LOGS.getTableId()).snapshot().rows()).isEqualTo(2);
   }
 
   /** Issue #16, case 1: a table the sink's progress holds but the broker no longer lists is still followed. */

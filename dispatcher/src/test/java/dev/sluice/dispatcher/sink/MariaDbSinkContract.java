@@ -102,6 +102,7 @@ abstract class MariaDbSinkContract extends JdbcUpsertSinkContract {
         "orders.tag utf8mb4_nopad_bin", "sluice_checkpoint.changefeed_id utf8mb4_nopad_bin",
         "sluice_fence.changefeed_id utf8mb4_nopad_bin",
         "sluice_table_checkpoint.changefeed_id utf8mb4_nopad_bin",
+        "sluice_table_checkpoint.snapshot_cursor utf8mb4_nopad_bin",   // base64 text: any collation compares it
         "sluice_table_checkpoint.table_name utf8mb4_nopad_bin");
   }
 
