@@ -49,8 +49,8 @@ import org.apache.kafka.connect.data.Struct;
  *       ({@code Subscription.withSnapshot()}) in the harness JVM applies {@code pgbench_accounts}' READ rows
  *       through the JDBC sink ({@code JdbcUpsertSink}, one sink transaction per chunk with its checkpoint) into
  *       an empty database of the downstream; timed from the subscription until its snapshot is complete (every
- *       chunk applied). A hosted changefeed's {@code initial_load} is not built yet, so this is the same sink
- *       driven by the library directly. Meanwhile two paced writers insert 2,000 rows/s into another table, and a client library
+ *       chunk applied): the sink a hosted changefeed with {@code initial_load: snapshot} drives, here driven by
+ *       the library directly. Meanwhile two paced writers insert 2,000 rows/s into another table, and a client library
  *       subscription on that table measures listener time minus commit time (the live p99 during the snapshot).</li>
  *   <li>{@code pg_dump -t public.pgbench_accounts | psql} into another empty database, timed from start to psql's
  *       exit (its COPY, then the primary key's index build).</li>

@@ -66,7 +66,7 @@ public final class BenchMain {
           quick ? 1 : 3, quick ? 2 : 50), """
           A client library subscription with a snapshot copies `pgbench_accounts` through the JDBC sink
           (`JdbcUpsertSink`: each chunk's READ rows by COPY, with the sink's checkpoint) into an empty downstream
-          database; a hosted changefeed's `initial_load` is not built yet. The peers copy the same table in the same
+          database, the path a hosted changefeed with `initial_load: snapshot` takes. The peers copy the same table in the same
           run. The upstream and downstream are PostgreSQL of the machine's installation (its `pg_dump` refuses a
           newer server), sharing the 2 cores with the broker, the harness and the peers. The live figure is a second table's stream while the snapshot runs.""");
     }
