@@ -4,6 +4,7 @@ import dev.sluice.api.v1.ColumnInfo;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.api.v1.UserType;
 import dev.sluice.api.v1.UserTypeField;
+import dev.sluice.api.v1.UserTypeKind;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -95,6 +96,13 @@ final class PgUserTypes {
       found = find(t.getSchemaName(), t.getTypeName());
     }
     if (found == null) {
+      if (t.getKind() == UserTypeKind.USER_TYPE_KIND_ENUM && !schemaMadeInThisTransaction(t.getSchemaName())) {
+        // committed ahead, like its later labels: a label added to an enum this transaction created could
+        // not be used in it ("unsafe use of new value"), and one target transaction may hold both
+        runAhead(ran, "CREATE SCHEMA IF NOT EXISTS " + quote(t.getSchemaName()));
+        runAhead(ran, create(t, name));
+        return;
+      }
       run(ran, "CREATE SCHEMA IF NOT EXISTS " + quote(t.getSchemaName()));
       run(ran, create(t, name));
       return;
@@ -252,6 +260,24 @@ final class PgUserTypes {
   }
 
   /** Whether the type {@code oid} is visible outside the target transaction (committed before it). */
+  /**
+   * Whether the target transaction created {@code schema} (it sees the schema, the autocommit connection does
+   * not): then what goes into it must be made in the transaction too, or the other connection would wait on it.
+   */
+  private boolean schemaMadeInThisTransaction(String schema) throws SQLException {
+    String sql = "SELECT 1 FROM pg_catalog.pg_namespace WHERE nspname = ?";
+    return exists(connection, sql, schema) && !exists(ahead.connection(), sql, schema);
+  }
+
+  private static boolean exists(Connection c, String sql, String parameter) throws SQLException {
+    try (PreparedStatement ps = c.prepareStatement(sql)) {
+      ps.setString(1, parameter);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next();
+      }
+    }
+  }
+
   private boolean committed(long oid) throws SQLException {
     try (PreparedStatement ps = ahead.connection().prepareStatement("SELECT 1 FROM pg_catalog.pg_type WHERE oid = ?")) {
       ps.setLong(1, oid);
