@@ -1,6 +1,5 @@
 package dev.sluice.broker.capture;
 
-import dev.sluice.api.KeyHash;
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
 import dev.sluice.api.v1.Value;
@@ -47,16 +46,18 @@ public final class PgChunkSource implements ChunkSource {
 
   /** pgoutput streams logical messages (the watermarks) from PostgreSQL 14 on. */
   static final int MIN_SERVER_VERSION = 140000;
+  /** Rows per fetch of a table's first chunk, and at least; later fetches aim at a whole chunk's bytes. */
   private static final int FETCH_ROWS = 512;
+  private static final int MAX_FETCH_ROWS = 65_536;
   /** A table never analyzed and at most this many blocks (8 MiB) is counted for its estimate. */
   private static final long EXACT_COUNT_BLOCKS = 1024;
-  /** Per row, what a READ row costs beyond its values (tag, length, op, seq, key hash). */
-  private static final int ROW_OVERHEAD_BYTES = 24;
 
   private final UpstreamConnector connector;
   private Connection connection;
   private PgTypes types;
   private final Map<Long, ColumnTypes> columnTypes = new HashMap<>();
+  /** Average encoded bytes of a row of each table in its last chunk: sizes the next chunk's fetches. */
+  private final Map<Long, Long> rowBytes = new HashMap<>();
 
   private record ColumnTypes(List<ColumnInfo> columns, PgType[] types) {}
 
@@ -162,7 +163,7 @@ public final class PgChunkSource implements ChunkSource {
       long nextBlock = toBlock;
       long currentBlock = -1;
       try (PreparedStatement ps = c.prepareStatement(q.sql())) {
-        ps.setFetchSize(FETCH_ROWS);
+        ps.setFetchSize(fetchRows(r, keyless));
         for (int i = 0; i < q.parameters().size(); i++) {
           ps.setObject(i + 1, q.parameters().get(i), Types.OTHER);
         }
@@ -188,6 +189,9 @@ public final class PgChunkSource implements ChunkSource {
         }
       }
       c.commit();
+      if (!rows.isEmpty()) {
+        rowBytes.put(table.tableId(), Math.max(1, bytes / rows.size()));
+      }
       if (keyless) {
         return new SourceChunk(rows, new SnapshotPosition(List.of(), nextBlock), !cut && nextBlock >= r.endBlock(),
             bytes);
@@ -202,14 +206,25 @@ public final class PgChunkSource implements ChunkSource {
     }
   }
 
+  /**
+   * Rows per round trip of a chunk's cursor: a whole chunk's bytes (at the table's last average row size) in
+   * one fetch, so a chunk of small rows is one round trip rather than sixteen, while a chunk of wide rows still
+   * stops at its byte limit within a fetch of them. The driver holds a fetch's raw rows, about a chunk's bytes.
+   */
+  private int fetchRows(ChunkRead r, boolean keyless) {
+    Long avg = rowBytes.get(r.table().tableId());
+    long rows = avg == null ? FETCH_ROWS : r.maxBytes() / avg;
+    if (!keyless) {
+      rows = Math.min(rows, r.maxRows() + 1L);   // one more: the fetch also brings the end of the rows
+    }
+    return (int) Math.max(FETCH_ROWS, Math.min(rows, MAX_FETCH_ROWS));
+  }
+
   private SnapshotRow row(ResultSet rs, PgType[] columns, int[] keys, boolean keyless) throws SQLException {
     List<Value> values = new ArrayList<>(columns.length);
-    int size = ROW_OVERHEAD_BYTES;
     for (int i = 0; i < columns.length; i++) {
       String text = rs.getString(i + 1);   // the type's output: the text format, binary transfer is off
-      Value v = text == null ? PgTextValues.NULL : parse(columns[i], text);
-      values.add(v);
-      size += v.getSerializedSize() + 2;
+      values.add(text == null ? PgTextValues.NULL : parse(columns[i], text));
     }
     List<Value> identity = keyless ? values : new ArrayList<>(keys.length);
     if (!keyless) {
@@ -218,7 +233,8 @@ public final class PgChunkSource implements ChunkSource {
       }
     }
     RowIdentity id = RowIdentity.of(identity);
-    return new SnapshotRow(id, keyless ? 0 : KeyHash.of(dev.sluice.api.KeyEncoding.encode(identity)), values, size);
+    // encoded here, on the reader thread: the data plane copies the bytes into the READ row
+    return SnapshotRow.encoded(id, keyless ? 0 : id.keyHash(), values);
   }
 
   private static Value parse(PgType type, String text) {

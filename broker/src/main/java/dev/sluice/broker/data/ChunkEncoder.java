@@ -4,7 +4,6 @@ import com.google.protobuf.InvalidProtocolBufferException;
 import dev.sluice.api.TableSpan;
 import dev.sluice.api.v1.DmlBatch;
 import dev.sluice.api.v1.RowChange;
-import dev.sluice.api.v1.RowOp;
 import dev.sluice.api.v1.SnapshotDone;
 import dev.sluice.api.v1.SnapshotStatus;
 import dev.sluice.api.v1.Value;
@@ -101,18 +100,17 @@ final class ChunkEncoder {
     while (true) {
       DmlBatch.Builder part = DmlBatch.newBuilder().setCommitTs(c.highTs()).setFragmentIndex(fragment)
           .setTableInfoVersion(c.table().version()).setTableInfoVersionRowSeq(c.table().versionRowSeq());
+      int first = i;
       long partBytes = 0;
       while (i < merged.size() && partBytes < t.fragmentBytes()) {
-        RowChange row = readRow(merged.get(i), i);
-        partBytes += row.getSerializedSize() + 4;
-        part.addRows(row);
+        partBytes += ReadRows.size(merged.get(i), i) + 4;
         i++;
       }
       boolean last = i >= merged.size();
       if (last) {
         part.setLastFragment(true).setSnapshot(c.progress());
       }
-      out.add(PendingEvent.encoded(PendingEvent.DML, part.build().toByteArray(), c.highTs()));
+      out.add(PendingEvent.encoded(PendingEvent.DML, ReadRows.dmlBatch(part.build(), merged, first, i), c.highTs()));
       fragment++;
       if (last) {
         if (c.last()) {
@@ -130,11 +128,6 @@ final class ChunkEncoder {
     out.flush();
     return new ChunkResult(out.messages, out.eventCount, out.creditBytes, merged, i, fragment, finished, null,
         bytesRead + out.bytes);
-  }
-
-  private static RowChange readRow(SnapshotRow r, int seq) {
-    return RowChange.newBuilder().setOp(RowOp.ROW_OP_READ).addAllAfter(r.values()).setRowSeq(seq)
-        .setKeyHash(r.keyHash()).build();
   }
 
   /** What a stored change between the watermarks means to the merge. */

@@ -1,6 +1,7 @@
 package dev.sluice.broker.snapshot;
 
 import dev.sluice.api.KeyEncoding;
+import dev.sluice.api.KeyHash;
 import dev.sluice.api.v1.Value;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -22,12 +23,22 @@ public final class RowIdentity {
 
   private RowIdentity(byte[] bytes) {
     this.bytes = bytes;
-    this.hash = Arrays.hashCode(bytes);
+    // murmur3, not Arrays.hashCode: a polynomial hash of consecutive integer keys' bytes folds 8,192 keys onto
+    // ~1,300 values, and the merge's map of a chunk then degrades to trees
+    this.hash = KeyHash.of(bytes);
   }
 
   /** The identity of a row whose identifying columns hold {@code values}, in order. */
   public static RowIdentity of(List<Value> values) {
     return new RowIdentity(KeyEncoding.encode(values));
+  }
+
+  /**
+   * {@link KeyHash#of} of the canonical bytes: for a keyed table's identity, the key hash capture gives the row
+   * (murmur3 of the encoded key columns), computed once.
+   */
+  public int keyHash() {
+    return hash;
   }
 
   /** The canonical bytes; do not modify. */

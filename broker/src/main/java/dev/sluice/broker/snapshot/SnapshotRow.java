@@ -1,6 +1,13 @@
 package dev.sluice.broker.snapshot;
 
+import com.google.protobuf.CodedInputStream;
+import com.google.protobuf.CodedOutputStream;
+import com.google.protobuf.WireFormat;
+import dev.sluice.api.v1.RowChange;
 import dev.sluice.api.v1.Value;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -8,19 +15,141 @@ import java.util.List;
  * watermark merge, and the key hash that routes it to a span (the same as capture computes). Values
  * are whole (read from the table), unless the merge replaced some with {@code unavailable}.
  *
- * @param identity the row's identity (key columns, or every column for a keyless table)
- * @param keyHash  murmur3 of the encoded key columns, 0 for a keyless table (as capture does)
- * @param values   one value per column of the table info the chunk was read with
- * @param bytes    what the row costs in memory and on the wire, roughly (its encoded size)
+ * <p>A row read by a chunk reader ({@link #encoded}) holds its values already encoded as they go on the wire,
+ * the {@code after} fields of a {@code RowChange}: the reader thread pays for the encoding, the data plane
+ * copies the bytes into the READ row, and a chunk in memory costs its encoded size rather than a protobuf
+ * object per value. {@link #values()} decodes them when asked (the merge does, for a row an update touched).
+ *
+ * <pre>{@code
+ * SnapshotRow row = SnapshotRow.encoded(RowIdentity.of(key), RowIdentity.of(key).keyHash(), values);
+ * byte[] wire = row.afterFields();   // RowChange field 3, once per value
+ * }</pre>
  */
-public record SnapshotRow(RowIdentity identity, int keyHash, List<Value> values, int bytes) {
+public final class SnapshotRow {
 
-  public SnapshotRow {
-    values = List.copyOf(values);
+  /** Per row, what a READ row costs beyond its values (tag, length, op, seq, key hash). */
+  static final int ROW_OVERHEAD_BYTES = 24;
+  private static final int AFTER_TAG = tag(RowChange.AFTER_FIELD_NUMBER,
+      WireFormat.WIRETYPE_LENGTH_DELIMITED);
+
+  /** A field's tag: its number and wire type (protobuf's own is not public). */
+  private static int tag(int field, int wireType) {
+    return field << 3 | wireType;
+  }
+
+  private final RowIdentity identity;
+  private final int keyHash;
+  private List<Value> values;
+  private byte[] afterFields;
+  private final int bytes;
+
+  /**
+   * @param identity the row's identity (key columns, or every column for a keyless table)
+   * @param keyHash  murmur3 of the encoded key columns, 0 for a keyless table (as capture does)
+   * @param values   one value per column of the table info the chunk was read with
+   * @param bytes    what the row costs in memory and on the wire, roughly (its encoded size)
+   */
+  public SnapshotRow(RowIdentity identity, int keyHash, List<Value> values, int bytes) {
+    this.identity = identity;
+    this.keyHash = keyHash;
+    this.values = List.copyOf(values);
+    this.bytes = bytes;
+  }
+
+  private SnapshotRow(RowIdentity identity, int keyHash, byte[] afterFields) {
+    this.identity = identity;
+    this.keyHash = keyHash;
+    this.afterFields = afterFields;
+    this.bytes = afterFields.length + ROW_OVERHEAD_BYTES;
+  }
+
+  /** A row whose values are kept encoded only; its {@link #bytes()} is their encoded size plus the row's overhead. */
+  public static SnapshotRow encoded(RowIdentity identity, int keyHash, List<Value> values) {
+    return new SnapshotRow(identity, keyHash, encode(values));
+  }
+
+  public RowIdentity identity() {
+    return identity;
+  }
+
+  public int keyHash() {
+    return keyHash;
+  }
+
+  /** One value per column; decoded from the encoded form at each call for an {@link #encoded} row. */
+  public List<Value> values() {
+    List<Value> v = values;
+    return v != null ? v : decode(afterFields);
+  }
+
+  public int bytes() {
+    return bytes;
+  }
+
+  /** The values as a {@code RowChange}'s {@code after} fields (tag, length, Value), in column order. */
+  public byte[] afterFields() {
+    byte[] a = afterFields;
+    if (a == null) {
+      a = afterFields = encode(values);
+    }
+    return a;
   }
 
   /** The same row with other values (the merge keeps only columns the log did not carry). */
   SnapshotRow withValues(List<Value> newValues) {
     return new SnapshotRow(identity, keyHash, newValues, bytes);
+  }
+
+  private static byte[] encode(List<Value> values) {
+    int size = 0;
+    for (Value v : values) {
+      int n = v.getSerializedSize();
+      size += 1 + CodedOutputStream.computeUInt32SizeNoTag(n) + n;
+    }
+    byte[] out = new byte[size];
+    CodedOutputStream o = CodedOutputStream.newInstance(out);
+    try {
+      for (Value v : values) {
+        o.writeMessage(RowChange.AFTER_FIELD_NUMBER, v);
+      }
+      o.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new UncheckedIOException("encoding a snapshot row into an array of its size", e);
+    }
+    return out;
+  }
+
+  private static List<Value> decode(byte[] fields) {
+    List<Value> out = new ArrayList<>();
+    CodedInputStream in = CodedInputStream.newInstance(fields);
+    try {
+      while (!in.isAtEnd()) {
+        int tag = in.readTag();
+        if (tag != AFTER_TAG) {
+          throw new IllegalStateException("a snapshot row's encoded values hold tag " + tag);
+        }
+        out.add(in.readMessage(Value.parser(), com.google.protobuf.ExtensionRegistryLite.getEmptyRegistry()));
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("decoding a snapshot row's values", e);
+    }
+    return List.copyOf(out);
+  }
+
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof SnapshotRow r && keyHash == r.keyHash && bytes == r.bytes && identity.equals(r.identity)
+        && values().equals(r.values());
+  }
+
+  @Override
+  public int hashCode() {
+    return identity.hashCode();
+  }
+
+  @Override
+  public String toString() {
+    return "SnapshotRow[identity=" + identity + ", keyHash=" + keyHash + ", values=" + values() + ", bytes=" + bytes
+        + "]";
   }
 }

@@ -55,9 +55,10 @@ public final class WatermarkMerge {
   private final List<SnapshotRow> chunk;
   private final boolean keyless;
   private final boolean[] keyColumn;
-  // keyed: identity -> position in the chunk; keyless: identity -> positions not cancelled yet
-  private final Map<RowIdentity, Integer> positions;
-  private final Map<RowIdentity, ArrayDeque<Integer>> copies;
+  // keyed: identity -> position in the chunk; keyless: identity -> positions not cancelled yet. Built at the
+  // first change: most windows hold no change of the table, and their chunk goes out as read, with no index.
+  private Map<RowIdentity, Integer> positions;
+  private Map<RowIdentity, ArrayDeque<Integer>> copies;
   private final Touch[] touches;
   private long changes;
 
@@ -69,20 +70,22 @@ public final class WatermarkMerge {
       keyColumn[k] = true;
     }
     this.touches = new Touch[this.chunk.size()];
+  }
+
+  /** The chunk's rows by identity, made at the first change. */
+  private void index() {
     if (keyless) {
-      positions = null;
-      copies = new HashMap<>();
+      copies = new HashMap<>(Math.max(16, this.chunk.size() * 4 / 3 + 1));
       for (int i = 0; i < this.chunk.size(); i++) {
         copies.computeIfAbsent(this.chunk.get(i).identity(), k -> new ArrayDeque<>()).add(i);
       }
-    } else {
-      copies = null;
-      positions = new HashMap<>(Math.max(16, this.chunk.size() * 4 / 3 + 1));
-      for (int i = 0; i < this.chunk.size(); i++) {
-        if (positions.put(this.chunk.get(i).identity(), i) != null) {
-          throw new IllegalArgumentException("two rows of one chunk have the key " + this.chunk.get(i).identity()
-              + ": the key columns do not identify rows");
-        }
+      return;
+    }
+    positions = new HashMap<>(Math.max(16, this.chunk.size() * 4 / 3 + 1));
+    for (int i = 0; i < this.chunk.size(); i++) {
+      if (positions.put(this.chunk.get(i).identity(), i) != null) {
+        throw new IllegalArgumentException("two rows of one chunk have the key " + this.chunk.get(i).identity()
+            + ": the key columns do not identify rows");
       }
     }
   }
@@ -115,7 +118,9 @@ public final class WatermarkMerge {
 
   /** One change of the table between the watermarks, in commit order. */
   public void accept(WindowChange change) {
-    changes++;
+    if (changes++ == 0) {
+      index();
+    }
     if (keyless) {
       cancelOne(change.before());
       cancelOne(change.after());

@@ -391,10 +391,7 @@ public final class JdbcUpsertSink implements Sink {
     String target = target(t.tableInfo());
     writer.at(t.commitTs());
     List<RowImage> chunk = copyable(t, at, target);
-    if (chunk != null) {
-      writer.flush();   // rows batched before it keep their order
-      copyLoader.upsert(target, t.tableInfo(), chunk);
-    } else {
+    if (chunk == null || !copied(target, t.tableInfo(), chunk)) {
       for (RowChangeView row : t.rows()) {
         if (!at.covers(t.commitTs(), row.rowSeq())) {
           write(target, targetSchema(t.tableInfo()), t.tableInfo(), t.commitTs(), row);
@@ -408,8 +405,8 @@ public final class JdbcUpsertSink implements Sink {
 
   /**
    * The after images of {@code t} when it is a snapshot chunk the COPY path can load into PostgreSQL (READ rows
-   * only, enough of them, none applied yet, every value present, no identity column the target generates
-   * ALWAYS), else null: the rows go one by one.
+   * only, enough of them, none applied yet, no identity column the target generates ALWAYS; the loader
+   * checks every value is present), else null: the rows go one by one.
    */
   private List<RowImage> copyable(Transaction t, Checkpoint at, String target) throws SQLException {
     if (copyLoader == null || t.rows().size() < PgCopyLoader.MIN_ROWS) {
@@ -425,7 +422,13 @@ public final class JdbcUpsertSink implements Sink {
     if (identity != null && !identity.always(target).isEmpty()) {
       return null;
     }
-    return PgCopyLoader.whole(images, t.tableInfo()) ? images : null;
+    return images;
+  }
+
+  /** Loads a chunk by COPY; false, with nothing written, when an image lacks a value (it goes row by row). */
+  private boolean copied(String target, TableInfo info, List<RowImage> chunk) throws SQLException {
+    writer.flush();   // rows batched before it keep their order
+    return copyLoader.upsert(target, info, chunk);
   }
 
   private void write(String target, String schema, TableInfo info, long commitTs, RowChangeView row)

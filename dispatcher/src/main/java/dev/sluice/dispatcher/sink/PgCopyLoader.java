@@ -7,21 +7,26 @@ import java.io.IOException;
 import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.postgresql.PGConnection;
 
 /**
- * Upserts many whole rows into a PostgreSQL table at COPY speed: the rows go by {@code COPY ... FROM STDIN}
- * (text format) into a temporary table of the transaction shaped like the target's columns, and from there
- * into the target in one {@code INSERT ... SELECT ... ON CONFLICT (key) DO UPDATE}, all inside the caller's
- * transaction, so the sink's checkpoint still commits with the rows. For a snapshot chunk's READ rows,
- * whose keys are distinct and whose images are whole; a row with an unavailable value takes the ordinary
- * path ({@link #whole}). A table without a key gets a plain {@code INSERT ... SELECT}. One connection,
- * one applier thread.
+ * Upserts many whole rows into a PostgreSQL table at COPY speed, all inside the caller's transaction, so the
+ * sink's checkpoint still commits with the rows. First the rows go by {@code COPY ... FROM STDIN} (text
+ * format) straight into the target under a savepoint: when none of their keys is there yet, which is a
+ * snapshot into an empty table, inserting is upserting. When a key is there already (unique violation), the
+ * savepoint is rolled back and that target's rows go, from then on, by a temporary table of the transaction
+ * shaped like its columns and from there into it in one {@code INSERT ... SELECT ... ON CONFLICT (key) DO
+ * UPDATE}. For a snapshot chunk's READ rows, whose keys are distinct and whose images are whole; a batch with
+ * an unavailable value takes the ordinary path ({@link #upsert} says so). A table without a key is appended to by a
+ * plain COPY. One connection (not autocommitted), one applier thread.
  *
  * <pre>{@code
  * PgCopyLoader loader = new PgCopyLoader(connection);
@@ -32,82 +37,129 @@ final class PgCopyLoader {
 
   /** Fewer rows than this go the ordinary way: a COPY and an INSERT cost more than a few batched upserts. */
   static final int MIN_ROWS = 64;
+  private static final String UNIQUE_VIOLATION = "23505";
+  private static final int MAX_KEPT_TEXT_CHARS = 16 << 20;
 
   private final Connection connection;
   /** Target and column list to the temporary table that stages them. */
   private final Map<String, String> staging = new HashMap<>();
+  /** Targets where a straight COPY met a key already there: they go by the staging table. */
+  private final Set<String> conflicted = new HashSet<>();
+  /** The COPY text of the last load, its capacity kept for the next (a chunk's rows are alike in size). */
+  private StringBuilder text = new StringBuilder();
 
   PgCopyLoader(Connection connection) {
     this.connection = connection;
   }
 
-  /** Whether every image holds a value (maybe NULL) for every column: what a COPY needs. */
-  static boolean whole(List<RowImage> images, TableInfo info) {
-    for (RowImage image : images) {
-      if (image.size() < info.getColumnsCount()) {
-        return false;
-      }
-      for (int i = 0; i < info.getColumnsCount(); i++) {
-        if (image.value(i).hasUnavailable()) {
-          return false;
-        }
-      }
-    }
-    return true;
-  }
-
   /**
-   * Upserts {@code images} (whole, distinct keys) into {@code target} (quoted), by COPY and one statement.
-   * A failure forgets the staging tables: the caller's transaction rolls back, and with it their creation.
+   * Upserts {@code images} (distinct keys) into {@code target} (quoted) by COPY, when every image holds a value
+   * (maybe NULL) for every column; returns false, having written nothing, when one does not (an unavailable
+   * value: the rows take the ordinary path). A failure forgets the staging tables: the caller's transaction
+   * rolls back, and with it their creation.
    */
-  void upsert(String target, TableInfo info, List<RowImage> images) throws SQLException {
+  boolean upsert(String target, TableInfo info, List<RowImage> images) throws SQLException {
     try {
-      load(target, info, images);
+      return load(target, info, images);
     } catch (SQLException | RuntimeException e) {
       staging.clear();
       throw e;
     }
   }
 
-  private void load(String target, TableInfo info, List<RowImage> images) throws SQLException {
+  private boolean load(String target, TableInfo info, List<RowImage> images) throws SQLException {
     List<String> columns = new ArrayList<>(info.getColumnsCount());
     for (int i = 0; i < info.getColumnsCount(); i++) {
       columns.add(info.getColumns(i).getName());
     }
     String cols = Dialect.POSTGRESQL.quoted(columns);
+    String data = copyText(images, columns.size());
+    if (data == null) {
+      return false;
+    }
+    List<String> keys = info.getPrimaryKeyList();
+    if (keys.isEmpty()) {   // appended either way: straight in
+      copy(target, cols, data, target);
+      return true;
+    }
+    if (!conflicted.contains(target) && copyStraightIn(target, cols, data)) {
+      return true;
+    }
     String stage = stage(target, cols);
     try (Statement s = connection.createStatement()) {
       s.execute("TRUNCATE " + stage);
     }
-    StringBuilder data = new StringBuilder(images.size() * 64);
-    for (RowImage image : images) {
-      for (int i = 0; i < columns.size(); i++) {
-        if (i > 0) {
-          data.append('\t');
-        }
-        appendCopyText(data, image.value(i));
-      }
-      data.append('\n');
-    }
-    try {
-      connection.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + stage + " (" + cols + ") FROM STDIN",
-          new StringReader(data.toString()));
-    } catch (IOException e) {
-      throw new SQLException("COPY into the staging table of " + target + " failed: " + e.getMessage(), "08000", e);
-    }
-    List<String> keys = info.getPrimaryKeyList();
+    copy(stage, cols, data, target);
     StringBuilder sql = new StringBuilder("INSERT INTO ").append(target).append(" (").append(cols).append(") SELECT ")
         .append(cols).append(" FROM ").append(stage);
-    if (!keys.isEmpty()) {
-      List<String> update = columns.stream().filter(c -> !keys.contains(c)).toList();
-      sql.append(" ON CONFLICT (").append(Dialect.POSTGRESQL.quoted(keys)).append(')');
-      sql.append(update.isEmpty() ? " DO NOTHING" : " DO UPDATE SET " + String.join(", ",
-          update.stream().map(c -> Dialect.POSTGRESQL.quote(c) + " = EXCLUDED." + Dialect.POSTGRESQL.quote(c))
-              .toList()));
-    }
+    List<String> update = columns.stream().filter(c -> !keys.contains(c)).toList();
+    sql.append(" ON CONFLICT (").append(Dialect.POSTGRESQL.quoted(keys)).append(')');
+    sql.append(update.isEmpty() ? " DO NOTHING" : " DO UPDATE SET " + String.join(", ",
+        update.stream().map(c -> Dialect.POSTGRESQL.quote(c) + " = EXCLUDED." + Dialect.POSTGRESQL.quote(c))
+            .toList()));
     try (Statement s = connection.createStatement()) {
       s.execute(sql.toString());
     }
+    return true;
+  }
+
+  /**
+   * COPY straight into the target under a savepoint: when no row of the batch is there yet (a snapshot into an
+   * empty table, the usual case) an insert is the upsert, at half the downstream's work of staging and merging.
+   * A key already there (unique violation) rolls back to the savepoint, marks the target and returns false: its
+   * batches go by the staging table from then on.
+   */
+  private boolean copyStraightIn(String target, String cols, String data) throws SQLException {
+    Savepoint before = connection.setSavepoint();
+    try {
+      copy(target, cols, data, target);
+      connection.releaseSavepoint(before);
+      return true;
+    } catch (SQLException e) {
+      if (!UNIQUE_VIOLATION.equals(e.getSQLState())) {
+        throw e;
+      }
+      connection.rollback(before);
+      conflicted.add(target);
+      return false;
+    }
+  }
+
+  private void copy(String into, String cols, String data, String target) throws SQLException {
+    try {
+      connection.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + into + " (" + cols + ") FROM STDIN",
+          new StringReader(data));
+    } catch (IOException e) {
+      throw new SQLException("COPY into " + (into.equals(target) ? "" : "the staging table of ") + target
+          + " failed: " + e.getMessage(), "08000", e);
+    }
+  }
+
+  /** The rows in COPY's text format, or null when an image lacks a value for some column (unavailable). */
+  private String copyText(List<RowImage> images, int columns) {
+    StringBuilder data = text;
+    data.setLength(0);
+    for (RowImage image : images) {
+      if (image.size() < columns) {
+        return null;
+      }
+      for (int i = 0; i < columns; i++) {
+        Value v = image.value(i);
+        if (v.hasUnavailable()) {
+          return null;
+        }
+        if (i > 0) {
+          data.append('\t');
+        }
+        appendCopyText(data, v);
+      }
+      data.append('\n');
+    }
+    String out = data.toString();
+    if (data.capacity() > MAX_KEPT_TEXT_CHARS) {
+      text = new StringBuilder();   // a chunk of wide rows does not keep its buffer
+    }
+    return out;
   }
 
   /**
@@ -145,12 +197,27 @@ final class PgCopyLoader {
 
   /** One value in COPY's text format: {@code \N} for NULL, the value's text with \, tab, newline, CR escaped. */
   static void appendCopyText(StringBuilder out, Value v) {
-    if (v.hasNullValue() || v.getKindCase() == Value.KindCase.KIND_NOT_SET) {
-      out.append("\\N");
-      return;
+    switch (v.getKindCase()) {
+      case NULL_VALUE, KIND_NOT_SET -> out.append("\\N");
+      case INT64_VALUE -> out.append(v.getInt64Value());   // digits and a sign: nothing to escape, no String made
+      case STRING_VALUE -> appendEscaped(out, v.getStringValue());
+      default -> appendEscaped(out, v.hasArrayValue() ? ValueText.pgArray(v) : ValueText.scalar(v));
     }
-    String text = v.hasArrayValue() ? ValueText.pgArray(v) : ValueText.scalar(v);
-    for (int i = 0; i < text.length(); i++) {
+  }
+
+  /** {@code text} escaped for COPY; appended whole when nothing in it needs escaping, the usual case. */
+  private static void appendEscaped(StringBuilder out, String text) {
+    int n = text.length();
+    int i = 0;
+    while (i < n) {
+      char c = text.charAt(i);
+      if (c == '\\' || c == '\t' || c == '\n' || c == '\r') {
+        break;
+      }
+      i++;
+    }
+    out.append(text, 0, i);
+    for (; i < n; i++) {
       char c = text.charAt(i);
       switch (c) {
         case '\\' -> out.append("\\\\");

@@ -52,7 +52,7 @@ class PgCopyLoaderTest {
     pg = EmbeddedPostgres.builder().setOverrideWorkingDirectory(new File("target/embedded-pg"))
         .setDataDirectory(new File("target/pgdata-" + UUID.randomUUID())).setCleanDataDirectory(true).start();
     try (Connection c = connect(); Statement s = c.createStatement()) {
-      for (String t : List.of("copied", "upserted")) {
+      for (String t : List.of("copied", "upserted", "straight")) {
         s.execute("CREATE TABLE " + t + " (id bigint PRIMARY KEY, t text, n numeric, at timestamptz, d date, b bytea,"
             + " a int[])");
       }
@@ -102,6 +102,45 @@ class PgCopyLoaderTest {
   }
 
   @Test
+  void rowsGoStraightIntoAnEmptyTargetAndAKeyThereAlreadyFallsBackToStagingWithoutLosingEarlierRows()
+      throws Exception {
+    List<RowImage> images = rows(300);
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      PgCopyLoader loader = new PgCopyLoader(c);
+      loader.upsert("\"public\".\"straight\"", WIDE, images.subList(0, 100));
+      assertThat(stagingTables(c)).isZero();   // no staging: the COPY went into the target
+      try (Statement s = c.createStatement()) {
+        s.execute("INSERT INTO straight (id, t) VALUES (150, 'old')");   // a live change ahead of the snapshot
+      }
+      loader.upsert("\"public\".\"straight\"", WIDE, images.subList(100, 200));   // meets key 150
+      assertThat(stagingTables(c)).isEqualTo(1);
+      loader.upsert("\"public\".\"straight\"", WIDE, images.subList(200, 300));
+      c.commit();
+      loader.transactionEnded();
+    }
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      try (RowWriter w = new RowWriter(c, Dialect.POSTGRESQL, 500)) {
+        for (RowImage image : images) {
+          w.upsert("\"public\".\"upserted\"", WIDE, image, java.util.Set.of());
+        }
+        w.flush();
+      }
+      c.commit();
+    }
+    assertThat(dump("straight")).hasSize(300).isEqualTo(dump("upserted"));
+  }
+
+  private static int stagingTables(Connection c) throws Exception {
+    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT count(*) FROM pg_class"
+        + " WHERE relname LIKE 'sluice_copy_%' AND relpersistence = 't'")) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+
+  @Test
   void aKeylessTableIsAppendedToAndAFailedLoadRollsBackAndLeavesTheLoaderUsable() throws Exception {
     TableInfo keyless = WIDE.toBuilder().setTableName("heap").clearPrimaryKey().build();
     try (Connection c = connect()) {
@@ -128,11 +167,21 @@ class PgCopyLoaderTest {
   }
 
   @Test
-  void onlyWholeImagesQualify() {
-    assertThat(PgCopyLoader.whole(rows(3), WIDE)).isTrue();
-    List<Value> partial = new ArrayList<>(rows(1).get(0).values());
+  void aBatchWithAnUnavailableValueIsRefusedWithNothingWritten() throws Exception {
+    List<RowImage> images = new ArrayList<>(rows(3));
+    List<Value> partial = new ArrayList<>(images.get(2).values());
     partial.set(1, unavailable());
-    assertThat(PgCopyLoader.whole(List.of(RowImage.of(WIDE, partial)), WIDE)).isFalse();
+    images.set(2, RowImage.of(WIDE, partial));
+    try (Connection c = connect()) {
+      c.setAutoCommit(false);
+      try (Statement s = c.createStatement()) {
+        s.execute("CREATE TABLE partial (LIKE copied INCLUDING ALL)");
+      }
+      assertThat(new PgCopyLoader(c).upsert("\"public\".\"partial\"", WIDE, images)).isFalse();
+      assertThat(new PgCopyLoader(c).upsert("\"public\".\"partial\"", WIDE, rows(3))).isTrue();
+      c.commit();
+    }
+    assertThat(dump("partial")).hasSize(3);
   }
 
   private static List<String> dump(String table) throws Exception {

@@ -146,7 +146,7 @@ public final class SnapshotBench {
     down.exec("CREATE DATABASE sluice_target");
     Path dir = Files.createTempDirectory(work, "snapshot-broker-" + run);
     try (BrokerProcess broker = BrokerProcess.start("snapshot-broker-" + run, BrokerProcess.options(dir, up.jdbcUrl())
-        .withJvmArgs(List.of("-Xmx1g")), logs)) {
+        .withJvmArgs(brokerJvmArgs()), logs)) {
       ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
       AtomicBoolean writing = new AtomicBoolean(true);
       // the live dispatcher is another collector's (its own connection), as another changefeed's would be
@@ -223,6 +223,16 @@ public final class SnapshotBench {
     } finally {
       CaptureBench.deleteQuietly(dir);
     }
+  }
+
+  /** -Xmx1g, plus {@code -Dsluice.bench.brokerJvmArgs} split at spaces (say a JFR recording when profiling). */
+  private static List<String> brokerJvmArgs() {
+    List<String> args = new ArrayList<>(List.of("-Xmx1g"));
+    String extra = System.getProperty("sluice.bench.brokerJvmArgs", "").trim();
+    if (!extra.isEmpty()) {
+      args.addAll(List.of(extra.split("\\s+")));
+    }
+    return args;
   }
 
   /** rows/s of pg_dump -t TABLE | psql into an empty database. */

@@ -63,7 +63,7 @@ public final class BenchMain {
     }
     if (only.contains("snapshot")) {
       report.write("## Snapshot: Sluice vs pg_dump | psql and Debezium (it/ harness)", snapshot(work, logs,
-          quick ? 1 : 3, quick ? 2 : 50), """
+          quick ? 1 : 3, Integer.getInteger("sluice.bench.snapshotScale", quick ? 2 : 50)), """
           A client library subscription with a snapshot copies `pgbench_accounts` through the JDBC sink
           (`JdbcUpsertSink`: each chunk's READ rows by COPY, with the sink's checkpoint) into an empty downstream
           database, the path a hosted changefeed with `initial_load: snapshot` takes. The peers copy the same table in the same
