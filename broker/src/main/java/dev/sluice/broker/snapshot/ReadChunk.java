@@ -14,7 +14,7 @@ import java.util.List;
  *                   it, and chunks of an older generation are dropped
  * @param from       where the chunk started: where the session rewinds to when it is read again
  * @param number     the chunk's number in its snapshot, from 1
- * @param windowFromTs commit ts of an earlier watermark of the session (the previous chunk's high one, or one
+ * @param windowFromTs commit ts of an earlier watermark of the session (the previous chunk's low one, or one
  *                   written before the low one for a session's first chunk): the watermark merge takes the
  *                   table's changes in {@code (windowFromTs, highTs]}, not only {@code (lowTs, highTs]}, because
  *                   PostgreSQL can make a transaction visible to new snapshots only after the low watermark's

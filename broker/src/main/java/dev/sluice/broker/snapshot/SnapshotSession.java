@@ -80,10 +80,10 @@ public final class SnapshotSession {
   private String lastError;
   private long lastDeliveredNanos = System.nanoTime();
   /**
-   * The last high watermark this session wrote (reader thread only), -1 before the first: where the next chunk's
-   * merge window opens (see {@link ReadChunk#windowFromTs}).
+   * The low watermark of the last chunk this session read (reader thread only), -1 before the first: where the
+   * next chunk's merge window opens (see {@link ReadChunk#windowFromTs}), a whole chunk's read before its own.
    */
-  private long lastHighTs = -1;
+  private long lastLowTs = -1;
 
   SnapshotSession(SnapshotSpec spec, SnapshotService service, long startedNanos) {
     this.spec = spec;
@@ -241,9 +241,11 @@ public final class SnapshotSession {
       long t0 = System.nanoTime();
       // The merge window opens before the low watermark: PostgreSQL makes a commit visible to new snapshots
       // after it wrote its commit record, so a change committed just before L in the WAL can still be invisible
-      // to the SELECT below; the window takes in the changes since the previous watermark (docs/CAPTURE.md).
-      long windowFromTs = lastHighTs >= 0 ? lastHighTs : watermark(source, "window");
+      // to the SELECT below; the window takes in the changes since the previous chunk's low watermark
+      // (docs/CAPTURE.md).
+      long windowFromTs = lastLowTs >= 0 ? lastLowTs : watermark(source, "window");
       long lowTs = watermark(source, "low");
+      lastLowTs = lowTs;
       long readStart = System.nanoTime();
       SourceChunk read = source.read(new ChunkRead(table, from, config.chunkRows(), config.chunkBytes(),
           Math.max(1, config.chunkBytes() / 8192), Math.max(endBlock, 1)));
@@ -261,7 +263,6 @@ public final class SnapshotSession {
         throw new Cancelled();   // the epoch ended: nobody is left to deliver to
       }
       long highTs = watermark(source, "high");
-      lastHighTs = highTs;
       long t4 = System.nanoTime();
       service.budget().adjust(read.bytes() - reserved);
       reserved = read.bytes();

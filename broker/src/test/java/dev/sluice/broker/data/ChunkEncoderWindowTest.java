@@ -23,7 +23,7 @@ import org.junit.jupiter.api.io.TempDir;
  * Issue #17's kill -9 snapshot divergence: PostgreSQL makes a transaction visible a moment after its commit
  * record, so a chunk's SELECT, run after the low watermark, can still return a row that a change committed
  * just before that watermark deleted or rewrote. The merge takes the changes from the chunk's window start
- * (the session's previous watermark) on, and drops that row, whose change the stream delivers before it.
+ * (the previous chunk's low watermark) on, and drops that row, whose change the stream delivers before it.
  */
 class ChunkEncoderWindowTest {
 
@@ -36,14 +36,14 @@ class ChunkEncoderWindowTest {
   void aRowAChangeBeforeTheLowWatermarkRewroteIsDroppedWhenTheSelectStillSawItsOldValue() {
     try (StoreFixture f = new StoreFixture(dir)) {
       TableInfo table = f.createTable(TABLE, "t");
-      long previousHigh = f.heartbeat();
+      long windowFrom = f.heartbeat();
       f.commit(TABLE, List.of(StoreFixture.row(RowOp.ROW_OP_DELETE, 7, "v7")));
       f.commit(TABLE, List.of(StoreFixture.row(RowOp.ROW_OP_INSERT, 8, "new8")));
       long low = f.heartbeat();
       long high = f.heartbeat();
       // what the SELECT returned: 6 untouched, 7 and 8 as they were before the two changes became visible
       List<SnapshotRow> read = List.of(row(6, "v6"), row(7, "v7"), row(8, "v8"));
-      ReadChunk chunk = new ReadChunk(null, 0, SnapshotPosition.start(), 1, previousHigh, low, high, table, read,
+      ReadChunk chunk = new ReadChunk(null, 0, SnapshotPosition.start(), 1, windowFrom, low, high, table, read,
           SnapshotProgress.getDefaultInstance(), false, 0);
 
       ChunkResult result = new ChunkEncoder(f.events, f.schema).run(task(chunk));
@@ -58,10 +58,10 @@ class ChunkEncoderWindowTest {
     try (StoreFixture f = new StoreFixture(dir)) {
       TableInfo table = f.createTable(TABLE, "t");
       f.commit(TABLE, List.of(StoreFixture.row(RowOp.ROW_OP_INSERT, 8, "v8")));
-      long previousHigh = f.heartbeat();
+      long windowFrom = f.heartbeat();
       long low = f.heartbeat();
       long high = f.heartbeat();
-      ReadChunk chunk = new ReadChunk(null, 0, SnapshotPosition.start(), 1, previousHigh, low, high, table,
+      ReadChunk chunk = new ReadChunk(null, 0, SnapshotPosition.start(), 1, windowFrom, low, high, table,
           List.of(row(8, "v8")), SnapshotProgress.getDefaultInstance(), false, 0);
 
       ChunkResult result = new ChunkEncoder(f.events, f.schema).run(task(chunk));
