@@ -24,7 +24,8 @@ import java.util.List;
  * Runs one {@link ChunkTask} on a scan worker. First the watermark merge: the chunk is refused (read again)
  * when a DDL of its table came between its watermarks or the stream's table info at the high watermark is
  * not the one the chunk was read with, since its rows would not fit the stream; otherwise the table's
- * stored changes in {@code (low, high]} are fed to {@link WatermarkMerge} (the whole table, not just the
+ * stored changes in {@code (windowFrom, high]} (windowFrom at or before low: {@link ReadChunk#windowFromTs}) are
+ * fed to {@link WatermarkMerge} (the whole table, not just the
  * span: a key-changing update is stored under its new key's hash). Then the READ rows, as the parts of one
  * DmlBatch at the high watermark ({@code fragment_index} 0, 1, ..., the last with {@code last_fragment} and
  * the chunk's SnapshotProgress), and a SnapshotDone(COMPLETE) after the last chunk. Stateless apart from
@@ -53,7 +54,8 @@ final class ChunkEncoder {
       TableInfo table = c.table();
       int[] keys = keyIndexes(table);
       WatermarkMerge merge = keys.length == 0 ? WatermarkMerge.keyless(c.rows()) : WatermarkMerge.keyed(c.rows(), keys);
-      try (RowScan scan = store.scan(TableSpan.wholeTable(table.tableId()), c.lowTs(), c.highTs(), null)) {
+      try (RowScan scan = store.scan(TableSpan.wholeTable(table.tableId()), c.windowFromTs(), c.highTs(),
+          null)) {
         int n = 0;
         while (scan.next()) {
           if (++n % 1024 == 0 && t.cancelled().get()) {

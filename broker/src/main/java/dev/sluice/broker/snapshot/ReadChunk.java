@@ -14,7 +14,14 @@ import java.util.List;
  *                   it, and chunks of an older generation are dropped
  * @param from       where the chunk started: where the session rewinds to when it is read again
  * @param number     the chunk's number in its snapshot, from 1
- * @param lowTs    commit ts of the low watermark, written before the SELECT
+ * @param windowFromTs commit ts of an earlier watermark of the session (the previous chunk's low one, or one
+ *                   written before the low one for a session's first chunk): the watermark merge takes the
+ *                   table's changes in {@code (windowFromTs, highTs]}, not only {@code (lowTs, highTs]}, because
+ *                   PostgreSQL can make a transaction visible to new snapshots only after the low watermark's
+ *                   commit record followed its own; the stream delivers every change of the window before
+ *                   {@code highTs}, so a row one of them touched may be dropped from the chunk
+ * @param lowTs    commit ts of the low watermark, written before the SELECT; DDL between it and
+ *                 {@code highTs} makes the chunk read again
  * @param highTs   commit ts of the high watermark, written after it: where the rows are delivered
  * @param table    the table info the rows were read with (their column order)
  * @param rows     the rows as read, in key (or heap) order, before the merge
@@ -22,8 +29,8 @@ import java.util.List;
  * @param last     true when nothing is left to read after this chunk: SnapshotDone follows it
  * @param bytes    the rows' encoded size, held against the snapshot memory budget until delivered
  */
-public record ReadChunk(SnapshotSession session, int generation, SnapshotPosition from, long number, long lowTs,
-    long highTs, TableInfo table,
+public record ReadChunk(SnapshotSession session, int generation, SnapshotPosition from, long number,
+    long windowFromTs, long lowTs, long highTs, TableInfo table,
     List<SnapshotRow> rows, SnapshotProgress progress, boolean last, long bytes) {
 
   /** Whether the session still wants it (no earlier chunk was read again since). */
@@ -33,6 +40,10 @@ public record ReadChunk(SnapshotSession session, int generation, SnapshotPositio
 
   public ReadChunk {
     rows = List.copyOf(rows);
+    if (windowFromTs > lowTs) {
+      throw new IllegalArgumentException("the merge window must open at or before the low watermark: "
+          + windowFromTs + " > " + lowTs);
+    }
     if (highTs <= lowTs) {
       throw new IllegalArgumentException("the high watermark " + highTs + " must be above the low one " + lowTs);
     }

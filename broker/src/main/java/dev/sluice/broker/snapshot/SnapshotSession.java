@@ -79,6 +79,11 @@ public final class SnapshotSession {
   private int failures;
   private String lastError;
   private long lastDeliveredNanos = System.nanoTime();
+  /**
+   * The low watermark of the last chunk this session read (reader thread only), -1 before the first: where the
+   * next chunk's merge window opens (see {@link ReadChunk#windowFromTs}), a whole chunk's read before its own.
+   */
+  private long lastLowTs = -1;
 
   SnapshotSession(SnapshotSpec spec, SnapshotService service, long startedNanos) {
     this.spec = spec;
@@ -234,7 +239,13 @@ public final class SnapshotSession {
         endBlock = stats.blocks();
       }
       long t0 = System.nanoTime();
+      // The merge window opens before the low watermark: PostgreSQL makes a commit visible to new snapshots
+      // after it wrote its commit record, so a change committed just before L in the WAL can still be invisible
+      // to the SELECT below; the window takes in the changes since the previous chunk's low watermark
+      // (docs/CAPTURE.md).
+      long windowFromTs = lastLowTs >= 0 ? lastLowTs : watermark(source, "window");
       long lowTs = watermark(source, "low");
+      lastLowTs = lowTs;
       long readStart = System.nanoTime();
       SourceChunk read = source.read(new ChunkRead(table, from, config.chunkRows(), config.chunkBytes(),
           Math.max(1, config.chunkBytes() / 8192), Math.max(endBlock, 1)));
@@ -265,8 +276,8 @@ public final class SnapshotSession {
         } else {
           chunksRead++;
           rowsRead += rows.size();
-          chunk = new ReadChunk(this, gen, from, chunksRead, lowTs, highTs, table, rows, progress(read), read.exhausted(),
-              reserved);
+          chunk = new ReadChunk(this, gen, from, chunksRead, windowFromTs, lowTs, highTs, table, rows, progress(read),
+              read.exhausted(), reserved);
           outstanding.addLast(chunk);
           readPosition = read.next();
           lastRead = read.exhausted();
@@ -281,7 +292,8 @@ public final class SnapshotSession {
         service.outlet().chunk(spec.id(), spec.epoch(), chunk);
         log.atDebug().addKeyValue("dispatcherId", spec.id()).addKeyValue("table", tableName)
             .addKeyValue("chunk", chunk.number()).addKeyValue("rows", rows.size()).addKeyValue("bytes", read.bytes())
-            .addKeyValue("lowTs", lowTs).addKeyValue("highTs", highTs).addKeyValue("last", read.exhausted())
+            .addKeyValue("windowFromTs", windowFromTs).addKeyValue("lowTs", lowTs).addKeyValue("highTs", highTs)
+            .addKeyValue("last", read.exhausted())
             .addKeyValue("lowMs", (readStart - t0) / 1_000_000).addKeyValue("selectMs", (t2 - readStart) / 1_000_000)
             .addKeyValue("holdMs", (t3 - t2) / 1_000_000).addKeyValue("highMs", (t4 - t3) / 1_000_000)
             .addKeyValue("sinceDeliveredMs", (t0 - lastDeliveredNanos) / 1_000_000)

@@ -26,6 +26,12 @@ import java.util.Map;
  * not return are not the merge's concern: they did not exist at s, and the changes that made or removed
  * them are in the stream.
  *
+ * <p><b>The window starts before L.</b> "Every change up to L is visible at s" does not hold in PostgreSQL: a
+ * transaction becomes visible a moment after its commit record (after its flush, or a synchronous standby's
+ * answer), so a change just before L can be missing from the SELECT. The caller therefore feeds the changes
+ * from an earlier watermark on ({@link ReadChunk#windowFromTs}); a change before L that the SELECT did see is
+ * then treated as one after it, which is as exact, since the stream delivers it before H too.
+ *
  * <p><b>Tables without a key</b> are merged by whole-row identity, as a multiset: each image a change in
  * (L, H] carried (its before image, given REPLICA IDENTITY FULL, and its after image) cancels at most one
  * chunk row equal to it. That is exact for rows not written while the chunk was read; what it cannot
