@@ -65,6 +65,19 @@ public final class DataPlaneVerticle extends VerticleBase {
   private static final long STREAM_FAILURE_BACKOFF_NANOS = 1_000_000_000L;
 
   private final Map<DispatcherId, DispatcherStream> streams = new HashMap<>();
+  /** Max credit reports kept for dispatchers this instance has not been given yet (oldest dropped first). */
+  static final int MAX_CREDITS_AHEAD = 4096;
+  /**
+   * Credit reports that raced ahead of their dispatcher's REGISTER (a client may send REGISTER, RESET and
+   * CREDIT back to back; the first two reach here through the control plane): applied when it is added.
+   */
+  private final Map<DispatcherId, DataPlaneCommand.Credit> creditsAhead =
+      new java.util.LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<DispatcherId, DataPlaneCommand.Credit> eldest) {
+          return size() > MAX_CREDITS_AHEAD;
+        }
+      };
   private final ArrayDeque<DispatcherStream> waiting = new ArrayDeque<>();
   private final AtomicBoolean resolvedPassScheduled = new AtomicBoolean();
   private final long idleIntervalNanos;
@@ -237,10 +250,18 @@ public final class DataPlaneVerticle extends VerticleBase {
   private void apply(DataPlaneCommand c) {
     DispatcherStream s = streams.get(c.id());
     if (c instanceof DataPlaneCommand.Add add) {
-      streams.put(add.id(), new DispatcherStream(add.registration(), add.link()));
+      DispatcherStream added = new DispatcherStream(add.registration(), add.link());
+      streams.put(add.id(), added);
       metrics.streams.incrementAndGet();
+      DataPlaneCommand.Credit ahead = creditsAhead.remove(add.id());
+      if (ahead != null && ahead.from() == added.link) {
+        keepEarly(added, ahead);   // applied when its epoch starts (the RESET follows)
+      }
     } else if (s == null) {
-      return; // removed meanwhile: later commands for it are moot
+      if (c instanceof DataPlaneCommand.Credit cr) {
+        creditsAhead.put(cr.id(), cr);   // its REGISTER is still on its way through the control plane
+      }
+      return; // otherwise removed meanwhile: later commands for it are moot
     } else if (c instanceof DataPlaneCommand.Reset r) {
       cancelRunning(s);
       endSnapshot(s, "a new epoch began");
@@ -291,11 +312,16 @@ public final class DataPlaneVerticle extends VerticleBase {
         setCredit(s, cr.availableBytes(), cr.receivedBytes());
         considerIsolated(s, currentTarget(), nanoClock.getAsLong());
       } else if (cr.epoch() > s.epoch) {
-        s.earlyCreditEpoch = cr.epoch();
-        s.earlyCreditAvailable = cr.availableBytes();
-        s.earlyCreditReceived = cr.receivedBytes();
+        keepEarly(s, cr);
       }
     }
+  }
+
+  /** Keeps a report for an epoch that has not started, to apply when its RESET comes. */
+  private static void keepEarly(DispatcherStream s, DataPlaneCommand.Credit cr) {
+    s.earlyCreditEpoch = cr.epoch();
+    s.earlyCreditAvailable = cr.availableBytes();
+    s.earlyCreditReceived = cr.receivedBytes();
   }
 
   private void setCredit(DispatcherStream s, long available, long received) {
