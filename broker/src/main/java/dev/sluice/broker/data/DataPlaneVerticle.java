@@ -72,7 +72,7 @@ public final class DataPlaneVerticle extends VerticleBase {
    * CREDIT back to back; the first two reach here through the control plane): applied when it is added.
    */
   private final Map<DispatcherId, DataPlaneCommand.Credit> creditsAhead =
-      new java.util.LinkedHashMap<>(16, 0.75f, false) {
+      new java.util.LinkedHashMap<>() {
         @Override
         protected boolean removeEldestEntry(Map.Entry<DispatcherId, DataPlaneCommand.Credit> eldest) {
           return size() > MAX_CREDITS_AHEAD;

@@ -1,12 +1,16 @@
 package dev.sluice.dispatcher.sink;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 import dev.sluice.testing.containers.MariaDbContainer;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
 import org.testcontainers.containers.Network;
 
 /**
@@ -61,5 +65,17 @@ class JdbcUpsertSinkMariaDbContainerTest extends MariaDbSinkContract {
   @Override
   Connection connect() throws SQLException {
     return DriverManager.getConnection(jdbcUrl(), user(), password());
+  }
+
+  /** The contract above runs against the image's MariaDB 10.11 with its row-based binlog on, as its Javadoc says. */
+  @Test
+  void theTargetIsTheContainersMariaDbWithARowBinlog() throws SQLException {
+    try (Connection c = connect(); ResultSet rs = c.createStatement().executeQuery(
+        "SELECT VERSION(), @@log_bin, @@binlog_format")) {
+      rs.next();
+      assertThat(rs.getString(1)).startsWith("10.11").containsIgnoringCase("mariadb");
+      assertThat(rs.getInt(2)).isEqualTo(1);
+      assertThat(rs.getString(3)).isEqualTo("ROW");
+    }
   }
 }
