@@ -39,12 +39,14 @@ class RocksEventStoreConcurrencyTest {
     ExecutorService pool = Executors.newFixedThreadPool(3);
     try (RocksEventStore store = RocksEventStore.open(StoreCrashWriterMain.config(dir), new SimpleMeterRegistry())) {
       AtomicBoolean writing = new AtomicBoolean(true);
-      Semaphore scans = new Semaphore(0);
-      CompletableFuture<Integer> reader1 = CompletableFuture.supplyAsync(() -> readUntilDone(store, writing, scans), pool);
-      CompletableFuture<Integer> reader2 = CompletableFuture.supplyAsync(() -> readUntilDone(store, writing, scans), pool);
+      // one per reader: the writer waits for a scan by each, not for two by whichever reader started first
+      Semaphore scans1 = new Semaphore(0);
+      Semaphore scans2 = new Semaphore(0);
+      CompletableFuture<Integer> reader1 = CompletableFuture.supplyAsync(() -> readUntilDone(store, writing, scans1), pool);
+      CompletableFuture<Integer> reader2 = CompletableFuture.supplyAsync(() -> readUntilDone(store, writing, scans2), pool);
       CompletableFuture<Void> writer = CompletableFuture.runAsync(() -> {
         try {
-          write(store, scans);
+          write(store, scans1, scans2);
         } finally {
           writing.set(false);
         }
@@ -60,10 +62,11 @@ class RocksEventStoreConcurrencyTest {
     }
   }
 
-  private static void write(RocksEventStore store, Semaphore scans) {
+  private static void write(RocksEventStore store, Semaphore scans1, Semaphore scans2) {
     for (long i = 1; i <= TXNS; i++) {
       if (i % 20 == 0) {
-        awaitScans(scans); // let the readers scan between writes, however the threads are scheduled
+        awaitScan(scans1); // let each reader scan between writes, however the threads are scheduled
+        awaitScan(scans2);
       }
       long ts = i * 10;
       int rows = rowsOf(i);
@@ -83,9 +86,9 @@ class RocksEventStoreConcurrencyTest {
     }
   }
 
-  private static void awaitScans(Semaphore scans) {
+  private static void awaitScan(Semaphore scans) {
     try {
-      if (!scans.tryAcquire(2, 10, TimeUnit.SECONDS)) {
+      if (!scans.tryAcquire(10, TimeUnit.SECONDS)) {
         throw new IllegalStateException("readers stopped scanning");
       }
     } catch (InterruptedException e) {
