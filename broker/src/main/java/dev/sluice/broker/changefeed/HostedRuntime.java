@@ -4,9 +4,11 @@ import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.TransientException;
 import dev.sluice.dispatcher.ClientConfig;
 import dev.sluice.dispatcher.SluiceClient;
+import dev.sluice.dispatcher.SnapshotCursor;
 import dev.sluice.dispatcher.changefeed.ChangefeedDefinition;
 import dev.sluice.dispatcher.changefeed.ChangefeedRuntime;
 import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
+import dev.sluice.dispatcher.sink.TableSnapshot;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.vertx.core.Vertx;
 import java.time.Duration;
@@ -126,18 +128,24 @@ final class HostedRuntime {
       Thread.currentThread().interrupt();
       throw new TransientException(ErrorCode.SHUTTING_DOWN, "interrupted while stopping changefeed \"" + id + "\"", e);
     }
-    FeedCheckpoint reached = FeedCheckpoint.of(sink.ownCheckpoint()).max(resumedFrom)
-        .max(fromStatus(runtime.status()));
+    // the sink's last: at the same position its snapshot (with its cursor) wins over the status's
+    FeedCheckpoint reached = fromStatus(runtime.status()).max(resumedFrom).max(FeedCheckpoint.of(sink.ownCheckpoint()));
     client.close();
     sink.close();
     return reached;
   }
 
-  /** What the runtime reports as applied (the JSON-to-stdout sink keeps no checkpoint of its own). */
+  /**
+   * What the runtime reports as applied (the JSON-to-stdout sink keeps no checkpoint of its own), with each
+   * table's snapshot state and rows (the status has no cursor: the start stands for it).
+   */
   static FeedCheckpoint fromStatus(ChangefeedStatus status) {
     List<FeedCheckpoint.TableCheckpoint> tables = status.tables().stream()
         .map(t -> new FeedCheckpoint.TableCheckpoint(t.tableId(), t.table(), t.checkpoint(),
-            t.phase() == ChangefeedStatus.TablePhase.ENDED ? Math.max(1, t.checkpoint().ts()) : 0)).toList();
+            t.phase() == ChangefeedStatus.TablePhase.ENDED ? Math.max(1, t.checkpoint().ts()) : 0,
+            t.snapshot() == null ? TableSnapshot.NONE
+                : new TableSnapshot(t.snapshot().state(), SnapshotCursor.start(), t.snapshot().rowsDone(), 0)))
+        .toList();
     return new FeedCheckpoint(status.checkpointTs(), tables);
   }
 }
