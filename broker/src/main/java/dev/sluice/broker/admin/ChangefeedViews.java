@@ -103,14 +103,24 @@ final class ChangefeedViews {
           .put("phase", ended ? ChangefeedStatus.TablePhase.ENDED.name() : ChangefeedStatus.TablePhase.FOLLOWING.name())
           .put("dispatcher_state", null).put("checkpoint_ts", ts).put("resolved_ts", null)
           .put("lag_ts", ended ? 0 : Math.max(0, servable - ts))
-          .put("lag_ms", !normal ? null : ended ? 0L : lagMs.computeIfAbsent(ts, clock::lagMs)).put("note", null));
+          .put("lag_ms", !normal ? null : ended ? 0L : lagMs.computeIfAbsent(ts, clock::lagMs)).put("note", null)
+          .put("snapshot", t.snapshot().state() == TableSnapshot.State.NONE ? null
+              : storedSnapshot(s.record().state(), t)));
     }
     return arr;
   }
 
   /**
    * The changefeed's snapshots: {@code state} (none, running, paused, failed, cancelled, done: the first that
-   * any table is in, in that order after none) and one entry per table that has one.
+   * any table is in, in that order after none), one entry per table that has one, and {@code as_of}: "live"
+   * (the runtime's figures) or, while no runtime runs, "stored" (the last the server recorded, see
+   * {@link #storedSnapshot}).
+   *
+   * <pre>{@code
+   * {"state": "paused", "as_of": "stored", "tables": [{"table": "public.items", "state": "paused",
+   *   "rows_done": 1200, "rows_estimated": null, "percent": null, "rows_per_s": null, "eta_s": null,
+   *   "reason": "the changefeed is paused: resuming it continues the snapshot"}]}
+   * }</pre>
    */
   static JsonObject snapshot(ChangefeedSnapshot s) {
     JsonArray tables = new JsonArray();
@@ -122,6 +132,14 @@ final class ChangefeedViews {
           states.add(t.snapshot().state());
         }
       }
+    } else {
+      for (FeedCheckpoint.TableCheckpoint t : s.record().checkpoint().tables()) {
+        if (t.snapshot().state() != TableSnapshot.State.NONE) {
+          JsonObject table = storedSnapshot(s.record().state(), t);
+          tables.add(table);
+          states.add(TableSnapshot.State.valueOf(table.getString("state").toUpperCase(java.util.Locale.ROOT)));
+        }
+      }
     }
     String state = "none";
     for (TableSnapshot.State candidate : java.util.List.of(TableSnapshot.State.RUNNING, TableSnapshot.State.PAUSED,
@@ -131,7 +149,28 @@ final class ChangefeedViews {
         break;
       }
     }
-    return new JsonObject().put("state", s.live() == null ? null : state).put("tables", tables);
+    return new JsonObject().put("state", state).put("as_of", s.live() == null ? "stored" : "live")
+        .put("tables", tables);
+  }
+
+  /**
+   * A table's snapshot as last recorded, for a changefeed whose runtime does not run: its stored state and rows
+   * (no estimate, rate or time left: those belong to a run). A snapshot stored as running is not running: it
+   * shows as "paused" while the changefeed is PAUSED and "failed" while it is FAILED (a resume, or the retry,
+   * continues it from its last chunk); in any other state (NORMAL between runs, REMOVING) it shows as running.
+   * The stored record keeps no reason: a snapshot stored as failed or cancelled has none.
+   */
+  static JsonObject storedSnapshot(ChangefeedState feed, FeedCheckpoint.TableCheckpoint t) {
+    TableSnapshot.State stored = t.snapshot().state();
+    TableSnapshot.State shown = stored != TableSnapshot.State.RUNNING ? stored
+        : feed == ChangefeedState.PAUSED ? TableSnapshot.State.PAUSED
+        : feed == ChangefeedState.FAILED ? TableSnapshot.State.FAILED : stored;
+    String reason = shown == stored ? null : feed == ChangefeedState.PAUSED
+        ? "the changefeed is paused: resuming it continues the snapshot"
+        : "the changefeed failed (see its error): its retry or a resume continues the snapshot";
+    return new JsonObject().put("table", t.table()).put("state", shown.name().toLowerCase(java.util.Locale.ROOT))
+        .put("rows_done", t.snapshot().rows()).put("rows_estimated", null).put("percent", null)
+        .put("rows_per_s", null).put("eta_s", null).put("reason", reason);
   }
 
   private static JsonObject snapshot(String table, ChangefeedStatus.SnapshotStatus p) {

@@ -93,6 +93,21 @@ class ChangefeedInitialLoadTest {
       assertThat(admin.send("POST", "/api/v1/changefeeds/load/pause", null).status()).isEqualTo(200);
       long stored = storedRows(downstream, "load", "public.items");
       assertThat(stored).isBetween(600L, 2900L);
+      // while PAUSED the view shows the last stored figures (once the stop is recorded): the running snapshot as
+      // paused, with the rows its sink applied
+      await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
+        JsonObject pausedView = get(admin, "load");
+        assertThat(pausedView.getString("state")).isEqualTo("PAUSED");
+        JsonObject snapshot = pausedView.getJsonObject("snapshot");
+        assertThat(snapshot.getString("as_of")).isEqualTo("stored");
+        assertThat(snapshot.getString("state")).isEqualTo("paused");
+        JsonObject pausedItems = snapshot.getJsonArray("tables").stream().map(JsonObject.class::cast)
+            .filter(t -> "public.items".equals(t.getString("table"))).findFirst().orElseThrow();
+        assertThat(pausedItems.getString("state")).isEqualTo("paused");
+        assertThat(pausedItems.getLong("rows_done")).isPositive().isEqualTo(stored);
+        assertThat(pausedItems.getValue("rows_estimated")).isNull();
+        assertThat(table(pausedView, "public.items").getJsonObject("snapshot")).isEqualTo(pausedItems);
+      });
       double chunksBefore = chunksDelivered(rb);
       up.txn("UPDATE public.items SET n = -1 WHERE id IN (4, 2998)", "DELETE FROM public.items WHERE id = 2997");
       limitSnapshotRows(admin, 0);
