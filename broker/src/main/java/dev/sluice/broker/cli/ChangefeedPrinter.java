@@ -23,7 +23,8 @@ final class ChangefeedPrinter {
 
   /**
    * A table's snapshot in one line: {@code snapshot running [########------------]  40.0%  1,200 of 3,000 rows
-   * 400 rows/s  ETA 5s}; a done one shows its rows alone.
+   * 400 rows/s  ETA 5s}; a done one shows its rows alone, and so does a stored one (a changefeed that does not
+   * run: no estimate, rate or time left, {@code snapshot paused 1,200 rows (the changefeed is paused: ...)}).
    */
   static String snapshotLine(JsonObject s) {
     String state = s.getString("state");
@@ -35,8 +36,9 @@ final class ChangefeedPrinter {
       boolean running = "running".equals(state);
       Number rate = (Number) s.getValue("rows_per_s");
       Number eta = (Number) s.getValue("eta_s");
-      line += ProgressBar.line(rows, s.getLong("rows_estimated", 0L), running && rate != null ? rate.doubleValue() : -1,
-          running && eta != null ? eta.longValue() : -1);
+      Number estimate = (Number) s.getValue("rows_estimated");   // null in a stored view
+      line += ProgressBar.line(rows, estimate == null ? 0 : estimate.longValue(),
+          running && rate != null ? rate.doubleValue() : -1, running && eta != null ? eta.longValue() : -1);
     }
     return s.getString("reason") == null ? line : line + " (" + s.getString("reason") + ")";
   }
@@ -57,7 +59,9 @@ final class ChangefeedPrinter {
     if (c.getString("initial_load") != null) {
       JsonObject snapshot = c.getJsonObject("snapshot");
       String state = snapshot == null ? null : snapshot.getString("state");
-      out.printf("initial load: %s%s%n", c.getString("initial_load"), state == null ? "" : " (snapshots: " + state + ")");
+      String asOf = snapshot != null && "stored".equals(snapshot.getString("as_of")) ? ", as last stored" : "";
+      out.printf("initial load: %s%s%n", c.getString("initial_load"), state == null ? ""
+          : " (snapshots: " + state + asOf + ")");
     }
     JsonObject hold = c.getJsonObject("gc_hold");
     if (hold != null && !"NONE".equals(hold.getString("phase"))) {
