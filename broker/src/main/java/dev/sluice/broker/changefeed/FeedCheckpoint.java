@@ -56,23 +56,12 @@ public record FeedCheckpoint(long ts, List<TableCheckpoint> tables) {
       this(tableId, table, applied, 0);
     }
 
-    /** The later of the two; an end recorded by either stays. */
+    /** The later of the two; an end recorded by either stays; the snapshot of {@code other}, the newer report. */
     TableCheckpoint max(TableCheckpoint other) {
-      int order = applied.compareTo(other.applied);
-      TableCheckpoint later = order >= 0 ? this : other;
-      return new TableCheckpoint(tableId, later.table, later.applied, Math.max(droppedTs, other.droppedTs),
-          laterSnapshot(snapshot, other.snapshot, order));
-    }
-
-    // NONE never replaces one (none was asked); else the later position's; at the same one more rows, then other's
-    private static TableSnapshot laterSnapshot(TableSnapshot mine, TableSnapshot other, int order) {
-      if (mine.state() == TableSnapshot.State.NONE || other.state() == TableSnapshot.State.NONE) {
-        return other.state() == TableSnapshot.State.NONE ? mine : other;
-      }
-      if (order != 0) {
-        return order > 0 ? mine : other;
-      }
-      return mine.rows() > other.rows() ? mine : other;
+      TableCheckpoint later = applied.compareTo(other.applied) >= 0 ? this : other;
+      // the newer report's snapshot unless it has none (positions do not order them: see FeedCheckpoint.max)
+      TableSnapshot snapshot = other.snapshot.state() == TableSnapshot.State.NONE ? this.snapshot : other.snapshot;
+      return new TableCheckpoint(tableId, later.table, later.applied, Math.max(droppedTs, other.droppedTs), snapshot);
     }
   }
 
@@ -86,8 +75,10 @@ public record FeedCheckpoint(long ts, List<TableCheckpoint> tables) {
   }
 
   /**
-   * The later of the two, table by table; where both have one, a table's snapshot is the one at the later
-   * position, at the same position the one with more rows, then {@code other}'s (pass the newer report as it).
+   * The later of the two, table by table; a table's snapshot is {@code other}'s where it has one, so pass the
+   * newer report as {@code other} (a snapshot's rows and state only move on, but a re-snapshot starts again
+   * from 0 rows, and a table's position in the runtime's status runs ahead of the one its sink recorded the
+   * snapshot at: neither orders two reports).
    */
   public FeedCheckpoint max(FeedCheckpoint other) {
     Map<Long, TableCheckpoint> byId = new HashMap<>();

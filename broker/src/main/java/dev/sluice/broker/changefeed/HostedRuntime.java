@@ -128,8 +128,9 @@ final class HostedRuntime {
       Thread.currentThread().interrupt();
       throw new TransientException(ErrorCode.SHUTTING_DOWN, "interrupted while stopping changefeed \"" + id + "\"", e);
     }
-    // the sink's last: at the same position its snapshot (with its cursor) wins over the status's
-    FeedCheckpoint reached = fromStatus(runtime.status()).max(resumedFrom).max(FeedCheckpoint.of(sink.ownCheckpoint()));
+    // newest last: the sink's snapshots (durable, with a cursor) over the status's, over what the run resumed from
+    FeedCheckpoint reached = resumedFrom.max(fromStatus(runtime.status()))
+        .max(FeedCheckpoint.of(sink.ownCheckpoint()));
     client.close();
     sink.close();
     return reached;

@@ -70,24 +70,25 @@ class FeedCheckpointTest {
     assertThat(back.tables().get(2L)).isEqualTo(new SinkCheckpoint.TableProgress("public.t2", Checkpoint.at(90), 0));
   }
 
+  /**
+   * Positions do not order snapshots (the status's run ahead of the sink's, a re-snapshot starts from 0 rows): the
+   * newer report's wins, and one without a snapshot never drops it.
+   */
   @Test
-  void aMergeKeepsTheLaterPositionsSnapshotThenTheOneWithMoreRowsThenTheNewer() {
-    TableSnapshot paused = HALFWAY.in(TableSnapshot.State.PAUSED);
-    TableSnapshot more = new TableSnapshot(TableSnapshot.State.RUNNING, SnapshotCursor.start(), 1300, 0);
-    FeedCheckpoint earlier = new FeedCheckpoint(90, List.of(table(1, Checkpoint.at(95), more)));
-    FeedCheckpoint later = new FeedCheckpoint(90, List.of(table(1, Checkpoint.at(96), HALFWAY)));
-    FeedCheckpoint samePlace = new FeedCheckpoint(90, List.of(table(1, Checkpoint.at(95), paused)));
-    FeedCheckpoint none = new FeedCheckpoint(99, List.of(table(1, Checkpoint.at(99), TableSnapshot.NONE)));
+  void aMergeKeepsTheNewerReportsSnapshotUnlessItHasNone() {
+    TableSnapshot sampled = new TableSnapshot(TableSnapshot.State.RUNNING, SnapshotCursor.start(), 300, 0);
+    FeedCheckpoint status = new FeedCheckpoint(90, List.of(table(1, Checkpoint.at(120), sampled)));
+    FeedCheckpoint sink = new FeedCheckpoint(90, List.of(table(1, Checkpoint.at(95), HALFWAY)));
+    FeedCheckpoint again = new FeedCheckpoint(90, List.of(table(1, Checkpoint.at(96), TableSnapshot.started(96))));
+    FeedCheckpoint none = new FeedCheckpoint(99, List.of(table(1, Checkpoint.at(130), TableSnapshot.NONE)));
 
-    assertThat(earlier.max(later).tables().get(0).snapshot()).isEqualTo(HALFWAY);
-    assertThat(later.max(earlier).tables().get(0).snapshot()).isEqualTo(HALFWAY);
-    assertThat(earlier.max(samePlace).tables().get(0).snapshot()).isEqualTo(more);   // more rows
-    assertThat(samePlace.max(earlier).tables().get(0).snapshot()).isEqualTo(more);
-    FeedCheckpoint sameRows = new FeedCheckpoint(90, List.of(table(1, Checkpoint.at(95), HALFWAY)));
-    assertThat(sameRows.max(samePlace).tables().get(0).snapshot()).isEqualTo(paused);   // equal rows: the newer
-    assertThat(samePlace.max(sameRows).tables().get(0).snapshot()).isEqualTo(HALFWAY);
-    FeedCheckpoint.TableCheckpoint merged = later.max(none).tables().get(0);
-    assertThat(merged.applied()).isEqualTo(Checkpoint.at(99));
+    FeedCheckpoint.TableCheckpoint stopped = status.max(sink).tables().get(0);
+    assertThat(stopped.applied()).isEqualTo(Checkpoint.at(120));   // the later position
+    assertThat(stopped.snapshot()).isEqualTo(HALFWAY);              // the sink's, reported last
+    assertThat(sink.max(status).tables().get(0).snapshot()).isEqualTo(sampled);
+    assertThat(sink.max(again).tables().get(0).snapshot()).isEqualTo(TableSnapshot.started(96));
+    FeedCheckpoint.TableCheckpoint merged = sink.max(none).tables().get(0);
+    assertThat(merged.applied()).isEqualTo(Checkpoint.at(130));
     assertThat(merged.snapshot()).as("a report without one never drops it").isEqualTo(HALFWAY);
   }
 
