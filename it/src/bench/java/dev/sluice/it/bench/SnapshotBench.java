@@ -11,6 +11,7 @@ import dev.sluice.dispatcher.Transaction;
 import dev.sluice.dispatcher.sink.JdbcSinkConfig;
 import dev.sluice.dispatcher.sink.JdbcUpsertSink;
 import dev.sluice.it.BrokerProcess;
+import dev.sluice.it.ChildJvm;
 import dev.sluice.it.workload.Pgbench;
 import io.debezium.embedded.Connect;
 import io.debezium.engine.DebeziumEngine;
@@ -21,6 +22,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -50,8 +52,11 @@ import org.apache.kafka.connect.data.Struct;
  *       through the JDBC sink ({@code JdbcUpsertSink}, one sink transaction per chunk with its checkpoint) into
  *       an empty database of the downstream; timed from the subscription until its snapshot is complete (every
  *       chunk applied): the sink a hosted changefeed with {@code initial_load: snapshot} drives, here driven by
- *       the library directly. Meanwhile two paced writers insert 2,000 rows/s into another table, and a client library
- *       subscription on that table measures listener time minus commit time (the live p99 during the snapshot).</li>
+ *       the library directly. Meanwhile two paced writers insert 2,000 rows/s into another table, and client
+ *       library subscriptions on that table measure listener time minus commit time (the live p99 during the
+ *       snapshot): one in a JVM of its own ({@link LiveProbe}, another application's), one in the harness JVM;
+ *       an {@link FsyncProbe} in the broker's data directory measures the ceiling: the fsync every group of
+ *       captured transactions waits for before its events go out.</li>
  *   <li>{@code pg_dump -t public.pgbench_accounts | psql} into another empty database, timed from start to psql's
  *       exit (its COPY, then the primary key's index build).</li>
  *   <li>Debezium 3.6.1.Final embedded, PostgresConnector, {@code snapshot.mode=initial_only} on the same table,
@@ -80,6 +85,9 @@ public final class SnapshotBench {
     List<Double> vsDump = new ArrayList<>();
     List<Double> vsDebezium = new ArrayList<>();
     List<Double> p99s = new ArrayList<>();
+    List<Double> sameJvmP99s = new ArrayList<>();
+    List<Double> fsyncP99s = new ArrayList<>();
+    List<Double> fsyncMaxes = new ArrayList<>();
     long rows = 0;
     for (int run = 1; run <= runs; run++) {
       double[] r = once(run, scale, run % 2 == 1);
@@ -88,6 +96,9 @@ public final class SnapshotBench {
       dump.add(r[2]);
       debezium.add(r[3]);
       p99s.add(r[4]);
+      sameJvmP99s.add(r[5]);
+      fsyncP99s.add(r[6]);
+      fsyncMaxes.add(r[7]);
       vsDump.add(r[1] / r[2]);
       vsDebezium.add(r[1] / r[3]);
     }
@@ -108,10 +119,29 @@ public final class SnapshotBench {
             how + "; peer = Debezium rows/s"),
         new Figure("snapshot_e2e_p99_ms", "live upstream commit -> listener p99 while the snapshot runs",
             Stats.median(p99s), "ms", 100, false, Double.NaN, runs,
-            "2 writers x 100 txns/s x 10-row inserts into another table, one library subscription on it; " + how));
+            "2 writers x 100 txns/s x 10-row inserts into another table, one library subscription on it in a JVM"
+            + " of its own (another application's; -Xmx256m); ceiling: an fsync on the broker's filesystem in the"
+            + " same phase (snapshot_fsync_max_ms: capture forces each group of transactions before their events go"
+            + " out, and the downstream database's COPY writes to the same disk); " + how),
+        new Figure("snapshot_fsync_p99_ms", "fsync p99 on the broker's filesystem while the snapshot runs",
+            Stats.median(fsyncP99s), "ms", Double.NaN, false, Double.NaN, runs,
+            "100 bytes appended and forced every 10 ms in the broker's data directory during the Sluice phase; "
+            + how),
+        new Figure("snapshot_fsync_max_ms", "longest fsync on the broker's filesystem while the snapshot runs",
+            Stats.median(fsyncMaxes), "ms", Double.NaN, false, Double.NaN, runs,
+            "100 bytes appended and forced every 10 ms in the broker's data directory during the Sluice phase; "
+            + how),
+        new Figure("snapshot_e2e_p99_ms_loader_jvm",
+            "live upstream commit -> listener p99 while the snapshot runs, listener in the loading JVM",
+            Stats.median(sameJvmP99s), "ms", Double.NaN, false, Double.NaN, runs,
+            "the same live subscription in the JVM that loads the snapshot (its own client and connection), for"
+            + " comparison: a listener there also waits out that JVM's garbage collection under the load; " + how));
   }
 
-  /** {rows, Sluice rows/s, pg_dump rows/s, Debezium rows/s, live p99 ms} of one run. */
+  /**
+   * {rows, Sluice rows/s, pg_dump rows/s, Debezium rows/s, live p99 ms, same in the loader's JVM, fsync p99 ms, fsync
+   * max ms} of one run.
+   */
   private double[] once(int run, int scale, boolean sluiceFirst) throws Exception {
     try (SystemPostgres up = SystemPostgres.start(Map.of("wal_level", "logical", "max_replication_slots", "10",
         "max_wal_senders", "10", "synchronous_commit", "on", "max_wal_size", "8GB", "checkpoint_timeout", "30min"));
@@ -134,14 +164,15 @@ public final class SnapshotBench {
         sl = sluice(run, up, down, rows);
       }
       s = sl[0];
-      System.out.printf("snapshot run %d (%s first): %,d rows; Sluice %,.0f rows/s (live p99 %.0f ms), pg_dump | psql"
-          + " %,.0f rows/s, Debezium %,.0f rows/s; ratios %.2f, %.2f%n", run, sluiceFirst ? "Sluice" : "Debezium", rows,
-          s, sl[1], d, z, s / d, s / z);
-      return new double[] {rows, s, d, z, sl[1]};
+      System.out.printf("snapshot run %d (%s first): %,d rows; Sluice %,.0f rows/s (live p99 %.0f ms, %.0f ms in the"
+          + " loader's JVM; fsync p99 %.0f ms, max %.0f ms), pg_dump | psql %,.0f rows/s, Debezium %,.0f rows/s;"
+          + " ratios %.2f, %.2f%n", run, sluiceFirst ? "Sluice" : "Debezium", rows, s, sl[1], sl[2], sl[3], sl[4], d, z,
+          s / d, s / z);
+      return new double[] {rows, s, d, z, sl[1], sl[2], sl[3], sl[4]};
     }
   }
 
-  /** {rows/s, live p99 ms}. */
+  /** {rows/s, live p99 ms in its own process, live p99 ms in the loader's JVM, fsync p99 ms, fsync max ms}. */
   private double[] sluice(int run, SystemPostgres up, SystemPostgres down, long rows) throws Exception {
     down.exec("CREATE DATABASE sluice_target");
     Path dir = Files.createTempDirectory(work, "snapshot-broker-" + run);
@@ -151,7 +182,7 @@ public final class SnapshotBench {
       AtomicBoolean writing = new AtomicBoolean(true);
       // the live dispatcher is another collector's (its own connection), as another changefeed's would be
       try (SluiceClient client = SluiceClient.connect(ClientConfig.of(broker.grpcAddress()).withCollectorId("live"));
-           SluiceClient loader = SluiceClient.connect(ClientConfig.of(broker.grpcAddress()).withCollectorId("loader"))) {
+           SluiceClient loader = SluiceClient.connect(loaderConfig(broker.grpcAddress()))) {
         long start = up.currentLsn();
         SubscriptionHandle[] handle = new SubscriptionHandle[1];
         handle[0] = client.subscribe(Subscription.table("public.e2e_live").from(start), new ChangeListener() {
@@ -168,61 +199,83 @@ public final class SnapshotBench {
           }
         });
         handle[0].streaming().toCompletableFuture().get(60, TimeUnit.SECONDS);
-        List<Thread> writers = new ArrayList<>();
-        for (int w = 0; w < 2; w++) {
-          int writer = w;
-          Thread t = new Thread(() -> write(up, writer, writing), "live-writer-" + w);
-          t.setDaemon(true);
-          t.start();
-          writers.add(t);
-        }
-        TimeUnit.SECONDS.sleep(3);   // warm-up of the live path before the clock starts
-        latencies.clear();
-        long t0 = System.nanoTime();
-        CompletableFuture<SnapshotOutcome> outcome = new CompletableFuture<>();
-        try (JdbcUpsertSink sink = JdbcUpsertSink.open(JdbcSinkConfig.of("jdbc:postgresql://127.0.0.1:" + down.port()
-            + "/sluice_target", "postgres", null, "snap"))) {
-          SubscriptionHandle[] copy = new SubscriptionHandle[1];
-          // the listener applies each chunk's READ rows and their checkpoint in one sink transaction
-          copy[0] = loader.subscribe(Subscription.table(TABLE).from(up.currentLsn()).withSnapshot(), new ChangeListener() {
-            @Override
-            public void onTransaction(Transaction txn) {
-              sink.apply(List.of(txn), txn.commitTs());
-              if (copy[0] != null) {   // set once subscribe returns; the sink holds the progress anyway
-                copy[0].acknowledge(txn.checkpoint());
-              }
-            }
-
-            @Override
-            public void onSnapshotComplete(SnapshotOutcome o) {
-              outcome.complete(o);
-            }
-
-            @Override
-            public void onError(SluiceException error) {
-              outcome.completeExceptionally(error);
-            }
-          });
-          SnapshotOutcome o = outcome.get(1, TimeUnit.HOURS);
-          if (o.status() != SnapshotOutcome.Status.COMPLETE) {
-            throw new IllegalStateException("the Sluice snapshot ended " + o.status() + ": " + o.reason());
+        // and the same subscription in a process of its own: another application's, next to the loader's
+        try (ChildJvm probe = ChildJvm.start("live-probe-" + run, LiveProbe.class, List.of("-Xmx256m"),
+            List.of(broker.grpcAddress(), "public.e2e_live", Long.toString(start)), logs)) {
+          probe.awaitLine("STREAMING", Duration.ofSeconds(60));
+          List<Thread> writers = new ArrayList<>();
+          for (int w = 0; w < 2; w++) {
+            int writer = w;
+            Thread t = new Thread(() -> write(up, writer, writing), "live-writer-" + w);
+            t.setDaemon(true);
+            t.start();
+            writers.add(t);
           }
+          TimeUnit.SECONDS.sleep(3);   // warm-up of the live path before the clock starts
+          latencies.clear();
+          probe.command("RESET");
+          probe.awaitLine("RESET done", Duration.ofSeconds(30));
+          FsyncProbe fsync = FsyncProbe.start(dir);   // on the broker's filesystem: its capture forces each group
+          long t0 = System.nanoTime();
+          CompletableFuture<SnapshotOutcome> outcome = new CompletableFuture<>();
+          try (JdbcUpsertSink sink = JdbcUpsertSink.open(JdbcSinkConfig.of("jdbc:postgresql://127.0.0.1:" + down.port()
+              + "/sluice_target", "postgres", null, "snap"))) {
+            SubscriptionHandle[] copy = new SubscriptionHandle[1];
+            // the listener applies each chunk's READ rows and their checkpoint in one sink transaction
+            Subscription wanted = Subscription.table(TABLE).from(up.currentLsn()).withSnapshot();
+            copy[0] = loader.subscribe(wanted, new ChangeListener() {
+              @Override
+              public void onTransaction(Transaction txn) {
+                sink.apply(List.of(txn), txn.commitTs());
+                if (copy[0] != null) {   // set once subscribe returns; the sink holds the progress anyway
+                  copy[0].acknowledge(txn.checkpoint());
+                }
+              }
+
+              @Override
+              public void onSnapshotComplete(SnapshotOutcome o) {
+                outcome.complete(o);
+              }
+
+              @Override
+              public void onError(SluiceException error) {
+                outcome.completeExceptionally(error);
+              }
+            });
+            SnapshotOutcome o = outcome.get(1, TimeUnit.HOURS);
+            if (o.status() != SnapshotOutcome.Status.COMPLETE) {
+              throw new IllegalStateException("the Sluice snapshot ended " + o.status() + ": " + o.reason());
+            }
+          }
+          double seconds = (System.nanoTime() - t0) / 1e9;
+          double fsyncP99 = fsync.percentileMs(99);
+          double fsyncMax = fsync.maxMs();
+          fsync.close();
+          long copied = down.queryLong("sluice_target", "SELECT count(*) FROM " + TABLE);
+          if (copied != rows) {
+            throw new IllegalStateException("the Sluice snapshot copied " + copied + " rows of " + rows);
+          }
+          probe.command("REPORT");
+          String[] report = probe.awaitLine("P99 ", Duration.ofSeconds(30)).split(" ");
+          writing.set(false);
+          for (Thread t : writers) {
+            t.join(TimeUnit.SECONDS.toMillis(30));
+          }
+          long[] nanos = latencies.stream().mapToLong(us -> us * 1000).toArray();
+          return new double[] {rows / seconds, Double.parseDouble(report[0]), Stats.percentileNanosToMs(nanos, 99),
+              fsyncP99, fsyncMax};
         }
-        double seconds = (System.nanoTime() - t0) / 1e9;
-        long copied = down.queryLong("sluice_target", "SELECT count(*) FROM " + TABLE);
-        if (copied != rows) {
-          throw new IllegalStateException("the Sluice snapshot copied " + copied + " rows of " + rows);
-        }
-        writing.set(false);
-        for (Thread t : writers) {
-          t.join(TimeUnit.SECONDS.toMillis(30));
-        }
-        long[] nanos = latencies.stream().mapToLong(us -> us * 1000).toArray();
-        return new double[] {rows / seconds, Stats.percentileNanosToMs(nanos, 99)};
       }
     } finally {
       CaptureBench.deleteQuietly(dir);
     }
+  }
+
+  /** The loader's client: the library's defaults, or {@code -Dsluice.bench.loaderQueueBytes} when profiling. */
+  private static ClientConfig loaderConfig(String address) {
+    ClientConfig c = ClientConfig.of(address).withCollectorId("loader");
+    long queue = Long.getLong("sluice.bench.loaderQueueBytes", 0L);
+    return queue > 0 ? c.withDispatcherQueueBytes(queue) : c;
   }
 
   /** -Xmx1g, plus {@code -Dsluice.bench.brokerJvmArgs} split at spaces (say a JFR recording when profiling). */
