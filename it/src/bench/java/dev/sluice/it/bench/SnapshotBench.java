@@ -68,6 +68,7 @@ import org.apache.kafka.connect.data.Struct;
 public final class SnapshotBench {
 
   private static final String TABLE = "public.pgbench_accounts";
+  private static final int CONTROL_PROBES = 200;
 
   private final Path work;
   private final Path logs;
@@ -88,6 +89,9 @@ public final class SnapshotBench {
     List<Double> sameJvmP99s = new ArrayList<>();
     List<Double> fsyncP99s = new ArrayList<>();
     List<Double> fsyncMaxes = new ArrayList<>();
+    List<Double> readyP99s = new ArrayList<>();
+    List<Double> handshakeP99s = new ArrayList<>();
+    boolean probedDuring = true;
     long rows = 0;
     for (int run = 1; run <= runs; run++) {
       double[] r = once(run, scale, run % 2 == 1);
@@ -99,6 +103,9 @@ public final class SnapshotBench {
       sameJvmP99s.add(r[5]);
       fsyncP99s.add(r[6]);
       fsyncMaxes.add(r[7]);
+      readyP99s.add(r[8]);
+      handshakeP99s.add(r[9]);
+      probedDuring &= r[10] > 0;
       vsDump.add(r[1] / r[2]);
       vsDebezium.add(r[1] / r[3]);
     }
@@ -131,6 +138,12 @@ public final class SnapshotBench {
             Stats.median(fsyncMaxes), "ms", Double.NaN, false, Double.NaN, runs,
             "100 bytes appended and forced every 10 ms in the broker's data directory during the Sluice phase; "
             + how),
+        new Figure("snapshot_control_plane_p99_ms", "control plane (REGISTER+RESET -> Handshake) p99 while the"
+            + " snapshot runs", Stats.median(handshakeP99s), "ms", 20, false, Double.NaN, runs,
+            CONTROL_PROBES + " sequential register+reset probes from a JVM of its own (ControlProbe, quiet: its"
+            + " stream carries only its control traffic) on the live table while the snapshot runs (still running"
+            + " at the last probe in every run: " + probedDuring + "); per run p99 Ready " + oneDecimal(readyP99s) + " ms,"
+            + " Handshake " + oneDecimal(handshakeP99s) + " ms; the same target as control_plane_p99_ms; " + how),
         new Figure("snapshot_e2e_p99_ms_loader_jvm",
             "live upstream commit -> listener p99 while the snapshot runs, listener in the loading JVM",
             Stats.median(sameJvmP99s), "ms", Double.NaN, false, Double.NaN, runs,
@@ -140,7 +153,7 @@ public final class SnapshotBench {
 
   /**
    * {rows, Sluice rows/s, pg_dump rows/s, Debezium rows/s, live p99 ms, same in the loader's JVM, fsync p99 ms, fsync
-   * max ms} of one run.
+   * max ms, control-plane Ready p99 ms, Handshake p99 ms, 1 if the snapshot outlasted the probes} of one run.
    */
   private double[] once(int run, int scale, boolean sluiceFirst) throws Exception {
     try (SystemPostgres up = SystemPostgres.start(Map.of("wal_level", "logical", "max_replication_slots", "10",
@@ -168,11 +181,16 @@ public final class SnapshotBench {
           + " loader's JVM; fsync p99 %.0f ms, max %.0f ms), pg_dump | psql %,.0f rows/s, Debezium %,.0f rows/s;"
           + " ratios %.2f, %.2f%n", run, sluiceFirst ? "Sluice" : "Debezium", rows, s, sl[1], sl[2], sl[3], sl[4], d, z,
           s / d, s / z);
-      return new double[] {rows, s, d, z, sl[1], sl[2], sl[3], sl[4]};
+      System.out.printf("snapshot run %d: control plane during the snapshot: Ready p99 %.1f ms, Handshake p99 %.1f ms"
+          + " (snapshot still running at the last probe: %s)%n", run, sl[5], sl[6], sl[7] > 0);
+      return new double[] {rows, s, d, z, sl[1], sl[2], sl[3], sl[4], sl[5], sl[6], sl[7]};
     }
   }
 
-  /** {rows/s, live p99 ms in its own process, live p99 ms in the loader's JVM, fsync p99 ms, fsync max ms}. */
+  /**
+   * {rows/s, live p99 ms in its own process, live p99 ms in the loader's JVM, fsync p99 ms, fsync max ms, control
+   * plane Ready p99 ms, Handshake p99 ms, 1 if the snapshot outlasted the control probes}.
+   */
   private double[] sluice(int run, SystemPostgres up, SystemPostgres down, long rows) throws Exception {
     down.exec("CREATE DATABASE sluice_target");
     Path dir = Files.createTempDirectory(work, "snapshot-broker-" + run);
@@ -216,6 +234,7 @@ public final class SnapshotBench {
           probe.command("RESET");
           probe.awaitLine("RESET done", Duration.ofSeconds(30));
           FsyncProbe fsync = FsyncProbe.start(dir);   // on the broker's filesystem: its capture forces each group
+          double[] control;
           long t0 = System.nanoTime();
           CompletableFuture<SnapshotOutcome> outcome = new CompletableFuture<>();
           try (JdbcUpsertSink sink = JdbcUpsertSink.open(JdbcSinkConfig.of("jdbc:postgresql://127.0.0.1:" + down.port()
@@ -242,6 +261,7 @@ public final class SnapshotBench {
                 outcome.completeExceptionally(error);
               }
             });
+            control = controlPlaneDuringSnapshot(broker, client, start, outcome, run);
             SnapshotOutcome o = outcome.get(1, TimeUnit.HOURS);
             if (o.status() != SnapshotOutcome.Status.COMPLETE) {
               throw new IllegalStateException("the Sluice snapshot ended " + o.status() + ": " + o.reason());
@@ -263,12 +283,40 @@ public final class SnapshotBench {
           }
           long[] nanos = latencies.stream().mapToLong(us -> us * 1000).toArray();
           return new double[] {rows / seconds, Double.parseDouble(report[0]), Stats.percentileNanosToMs(nanos, 99),
-              fsyncP99, fsyncMax};
+              fsyncP99, fsyncMax, control[0], control[1], control[2]};
         }
       }
     } finally {
       CaptureBench.deleteQuietly(dir);
     }
+  }
+
+  /**
+   * {Ready p99 ms, Handshake p99 ms, 1 if the snapshot still ran when the last probe ended}: {@link ControlProbe}'s
+   * quiet round (a JVM of its own, sequential register+reset of fresh dispatchers on the live table) while the
+   * snapshot runs.
+   */
+  private double[] controlPlaneDuringSnapshot(BrokerProcess broker, SluiceClient client, long start,
+      CompletableFuture<SnapshotOutcome> outcome, int run) throws Exception {
+    long table = client.tableSchema("public.e2e_live", 0).toCompletableFuture().get(30, TimeUnit.SECONDS)
+        .getTableId();
+    long[][] into = {new long[CONTROL_PROBES], new long[CONTROL_PROBES]};
+    try (ChildJvm probe = ChildJvm.start("snapshot-control-probe-" + run, ControlProbe.class, List.of("-Xmx256m"),
+        List.of(Integer.toString(broker.grpcPort()), Long.toString(table), Long.toString(start),
+            Integer.toString(CONTROL_PROBES), "quiet"), logs)) {
+      for (int i = 0; i < CONTROL_PROBES; i++) {
+        String[] line = probe.awaitLine("PROBE ", Duration.ofMinutes(2)).split(" ");
+        into[0][i] = Long.parseLong(line[1]);
+        into[1][i] = Long.parseLong(line[2]);
+      }
+      probe.awaitLine("DONE", Duration.ofMinutes(1));
+    }
+    return new double[] {Stats.percentileNanosToMs(into[0], 99), Stats.percentileNanosToMs(into[1], 99),
+        outcome.isDone() ? 0 : 1};
+  }
+
+  private static String oneDecimal(List<Double> values) {
+    return values.stream().map(v -> String.format("%.1f", v)).toList().toString();
   }
 
   /** The loader's client: the library's defaults, or {@code -Dsluice.bench.loaderQueueBytes} when profiling. */
