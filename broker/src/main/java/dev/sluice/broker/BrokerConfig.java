@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  * @param demoWorkload write the demo workload into the upstream (embedded upstream only)
  * @param demo         the demo workload's pace
  * @param serve        where the event service and the admin API listen
- * @param eventStore   the RocksDB event store's tuning; its directory is always {@code dataDir/events}
+ * @param eventStore   the RocksDB event store's tuning; its directory is always {@code dataDir/events}, its WAL
+ *                     there too unless {@code eventStore.walDir} names another
  * @param schemaStore  the schema store's settings; its directory is always {@code dataDir/schema}
  * @param changefeeds  how hosted changefeeds are retried, deleted and checkpointed
  * @param security     TLS, principals and their roles, {@code --insecure} (default: none, loopback only)

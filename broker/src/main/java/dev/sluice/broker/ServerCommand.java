@@ -326,6 +326,7 @@ final class ServerCommand implements Callable<Integer> {
         .addKeyValue("upstream", broker.upstream().displayUrl()).addKeyValue("slot", config.capture().slotName())
         .addKeyValue("publication", config.capture().publicationName())
         .addKeyValue("ddlCapture", broker.captureStatus().mode()).addKeyValue("dataDir", config.dataDir())
+        .addKeyValue("walDir", config.eventStore().effectiveWalDir())
         .addKeyValue("configFile", configFile == null ? "none" : configFile.toString())
         .log("sluice server running; stop with Ctrl-C or SIGTERM");
     stopped.await();

@@ -101,9 +101,10 @@ public final class BrokerConfigFactory {
             s.get(SERVE_GRPC_PORT), s.get(SERVE_ADMIN_PORT), s.get(SERVE_ADVERTISE_ADDRESS),
             s.get(SERVE_ADVERTISE_ADMIN_ADDRESS), eventService));
     EventStoreConfig eventStore = section(List.of(STORE_ROWS_COMPRESSION, STORE_BLOCK_CACHE, STORE_WRITE_BUFFER,
-        STORE_MAX_WRITE_BUFFERS, STORE_BLOCK_SIZE, STORE_BACKGROUND_JOBS), () -> new EventStoreConfig(
-            data.resolve("events"), s.get(STORE_ROWS_COMPRESSION), s.get(STORE_BLOCK_CACHE), s.get(STORE_WRITE_BUFFER),
-            s.get(STORE_MAX_WRITE_BUFFERS), s.get(STORE_BLOCK_SIZE), s.get(STORE_BACKGROUND_JOBS)));
+        STORE_MAX_WRITE_BUFFERS, STORE_BLOCK_SIZE, STORE_BACKGROUND_JOBS, STORE_WAL_DIR, DATA_DIR),
+        () -> new EventStoreConfig(data.resolve("events"), s.get(STORE_ROWS_COMPRESSION), s.get(STORE_BLOCK_CACHE),
+            s.get(STORE_WRITE_BUFFER), s.get(STORE_MAX_WRITE_BUFFERS), s.get(STORE_BLOCK_SIZE),
+            s.get(STORE_BACKGROUND_JOBS), s.get(STORE_WAL_DIR) == null ? null : s.get(STORE_WAL_DIR).toAbsolutePath()));
     SchemaStoreConfig schemaStore = section(List.of(SCHEMA_CACHE_ENTRIES), () -> SchemaStoreConfig
         .at(data.resolve("schema")).withCacheMaxEntries(s.get(SCHEMA_CACHE_ENTRIES)));
     ChangefeedConfig changefeeds = section(List.of(CF_RETRY_BACKOFF_MIN, CF_RETRY_BACKOFF_MAX, CF_RETRY_MAX_ATTEMPTS,

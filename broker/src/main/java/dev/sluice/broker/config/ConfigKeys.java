@@ -244,6 +244,13 @@ public final class ConfigKeys {
       EventStoreConfig.DEFAULT_BLOCK_SIZE_BYTES).doc("Data block size of the rows column family, 1KiB-1MiB.");
   public static final Setting<Integer> STORE_BACKGROUND_JOBS = Setting.of("eventStore.backgroundJobs", INT,
       EventStoreConfig.DEFAULT_BACKGROUND_JOBS).doc("RocksDB flush and compaction threads, 1-32.");
+  public static final Setting<Path> STORE_WAL_DIR = Setting.of("eventStore.walDir", PATH, (Path) null)
+      .defaultText("(none: the WAL stays in <dataDir>/events)")
+      .doc("Directory of the event store's write-ahead log, best on a disk of its own: every captured transaction"
+          + " waits for its fsync, which other heavy writers on the same disk (a database loading a snapshot) hold"
+          + " up (docs/CAPTURE.md \"Durability and restart\"). Created when missing; relative paths are resolved"
+          + " against the working directory. To change it, stop the broker and move the `*.log` files to the new"
+          + " directory: a store with writes in WAL files elsewhere refuses to start.");
 
   // ---- schema store
   public static final Setting<Long> SCHEMA_CACHE_ENTRIES = Setting.of("schemaStore.cacheMaxEntries", LONG,

@@ -115,9 +115,11 @@ public final class RocksEventStore implements EventStore {
   }
 
   /**
-   * Opens (or creates) the store in {@code config.dataDir()} and loads its metadata.
+   * Opens (or creates) the store in {@code config.dataDir()} (its WAL in {@code config.walDir()} when set)
+   * and loads its metadata.
    *
    * @throws StoreUnavailableException when RocksDB cannot open the directory
+   * @throws WalDirChangedException when WAL files with writes lie in a directory other than the WAL's
    * @throws FatalException with {@code STORE_CORRUPT} when the directory holds another layout version
    */
   public static RocksEventStore open(EventStoreConfig config, MeterRegistry registry) {
@@ -128,6 +130,18 @@ public final class RocksEventStore implements EventStore {
     } catch (IOException e) {
       throw new StoreUnavailableException(dir, "create its directory", e);
     }
+    if (config.walDir() != null) {
+      try {
+        Files.createDirectories(config.walDir());
+      } catch (IOException e) {
+        throw new StoreUnavailableException(dir, "create its WAL directory " + config.walDir(), e);
+      }
+    }
+    try {
+      WalDirCheck.require(config);
+    } catch (IOException e) {
+      throw new StoreUnavailableException(dir, "look for WAL files outside " + config.effectiveWalDir(), e);
+    }
     StoreDb db;
     try {
       db = StoreDb.open(config);
@@ -137,7 +151,8 @@ public final class RocksEventStore implements EventStore {
     try {
       StoredMeta meta = StoredMeta.load(db, dir);
       RocksEventStore store = new RocksEventStore(dir, db, meta, registry);
-      log.atInfo().addKeyValue("dataDir", dir).addKeyValue("resolvedTs", meta.resolvedTs())
+      log.atInfo().addKeyValue("dataDir", dir).addKeyValue("walDir", config.effectiveWalDir())
+          .addKeyValue("resolvedTs", meta.resolvedTs())
           .addKeyValue("gcTs", meta.gcTs()).addKeyValue("position", meta.position())
           .addKeyValue("tables", meta.tableMaxTs().size())
           .addKeyValue("rowsCompression", config.rowsCompression()).log("event store opened");

@@ -18,7 +18,8 @@ import org.rocksdb.WriteOptions;
 /**
  * The open RocksDB instance of the event store: its column families ({@code rows}, {@code meta},
  * {@code time_marks}; {@code default} stays empty), write options and every native object behind
- * them, closed together in the order RocksDB requires.
+ * them, closed together in the order RocksDB requires. The WAL goes to {@code config.walDir()} when set;
+ * {@link RocksEventStore#open} checks beforehand that no other directory holds WAL files with writes.
  *
  * <pre>{@code
  * try (StoreDb db = StoreDb.open(config)) { db.rocks().write(db.syncWrite(), batch); }
@@ -75,6 +76,10 @@ final class StoreDb implements AutoCloseable {
           .setMaxTotalWalSize(config.writeBufferBytes() * config.maxWriteBuffers())
           .setKeepLogFileNum(4)
           .setMaxLogFileSize(16L << 20));
+      if (config.walDir() != null) {
+        // absolute, so the OPTIONS file records where the WAL went whatever the working directory (WalDirCheck)
+        dbOptions.setWalDir(config.walDir().toAbsolutePath().toString());
+      }
       WriteOptions syncWrite = add(options, new WriteOptions().setSync(true));
       WriteOptions asyncWrite = add(options, new WriteOptions());
       List<ColumnFamilyDescriptor> descriptors = List.of(

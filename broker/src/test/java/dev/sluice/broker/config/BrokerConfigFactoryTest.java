@@ -68,6 +68,20 @@ class BrokerConfigFactoryTest {
   }
 
   @Test
+  void eventStoreWalDirIsResolvedAgainstTheWorkingDirectoryAndMustNotBeTheStoresDirectory() {
+    assertThat(build(Map.of()).config().eventStore().walDir()).isNull();
+    assertThat(build(Map.of("SLUICE_EVENT_STORE_WAL_DIR", "wal")).config().eventStore().walDir())
+        .isEqualTo(Path.of("wal").toAbsolutePath());
+
+    assertThatThrownBy(() -> build(Map.of("SLUICE_DATA_DIR", "/srv/sluice",
+        "SLUICE_EVENT_STORE_WAL_DIR", "/srv/sluice/events/")))
+        .isInstanceOf(InvalidConfigException.class)
+        .hasMessageContaining("eventStore.walDir = /srv/sluice/events (environment variable"
+            + " SLUICE_EVENT_STORE_WAL_DIR)")
+        .hasMessageContaining("store.walDir must be a directory other than store.dataDir");
+  }
+
+  @Test
   void aRecordsRefusalNamesTheKeysItIsAboutWithTheirSources() {
     assertThatThrownBy(() -> build(Map.of("SLUICE_CAPTURE_MEMORY_CAP_BYTES", "1MiB",
         "SLUICE_EVENT_SERVICE_DATA_PLANE_INSTANCES", "0")))

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
+import java.util.List;
 import java.util.function.UnaryOperator;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -23,6 +24,30 @@ class EventStoreConfigTest {
     assertThat(DEFAULTS.maxWriteBuffers()).isEqualTo(EventStoreConfig.DEFAULT_MAX_WRITE_BUFFERS);
     assertThat(DEFAULTS.blockSizeBytes()).isEqualTo(16 << 10);
     assertThat(DEFAULTS.backgroundJobs()).isEqualTo(EventStoreConfig.DEFAULT_BACKGROUND_JOBS);
+    assertThat(DEFAULTS.walDir()).isNull();
+    assertThat(DEFAULTS.effectiveWalDir()).isEqualTo(DEFAULTS.dataDir());
+  }
+
+  @Test
+  void walDirIsKeptByTheOtherWithers() {
+    EventStoreConfig config = DEFAULTS.withWalDir(Path.of("/mnt/wal")).withBlockCacheBytes(8L << 20)
+        .withDataDir(Path.of("data/other")).withRowsCompression(EventStoreConfig.Compression.ZSTD);
+
+    assertThat(config.walDir()).isEqualTo(Path.of("/mnt/wal"));
+    assertThat(config.effectiveWalDir()).isEqualTo(Path.of("/mnt/wal"));
+  }
+
+  @Test
+  void walDirMustNotBeTheDataDirHoweverSpelled() {
+    for (Path same : List.of(Path.of("data/store"), Path.of("data/./store/"), Path.of("data/x/../store"),
+        Path.of("data/store").toAbsolutePath())) {
+      assertThatThrownBy(() -> DEFAULTS.withWalDir(same)).as("%s", same)
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessage("store.walDir must be a directory other than store.dataDir, got " + same
+              + " (store.dataDir data/store); leave walDir unset to keep the WAL in the data directory");
+    }
+    assertThatThrownBy(() -> DEFAULTS.withWalDir(Path.of("/mnt/wal")).withDataDir(Path.of("/mnt/wal/")))
+        .hasMessageContaining("store.walDir must be a directory other than store.dataDir");
   }
 
   static Stream<Arguments> invalidValues() {
