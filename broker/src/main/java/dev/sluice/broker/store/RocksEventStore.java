@@ -81,6 +81,8 @@ public final class RocksEventStore implements EventStore {
 
   private final Path dataDir;
   private final StoreDb db;
+  /** Held while open when the WAL has a directory of its own; null otherwise. */
+  private final WalDirLock walLock;
   private final int rowsCfId;
   private final int metaCfId;
   private final int timeMarksCfId;
@@ -99,9 +101,10 @@ public final class RocksEventStore implements EventStore {
   /** The GC ts known to be persisted; touched under the write lock. */
   private long persistedGcTs;
 
-  private RocksEventStore(Path dataDir, StoreDb db, StoredMeta meta, MeterRegistry registry) {
+  private RocksEventStore(Path dataDir, StoreDb db, StoredMeta meta, MeterRegistry registry, WalDirLock walLock) {
     this.dataDir = dataDir;
     this.db = db;
+    this.walLock = walLock;
     this.rowsCfId = db.rows().getID();
     this.metaCfId = db.meta().getID();
     this.timeMarksCfId = db.timeMarks().getID();
@@ -130,27 +133,32 @@ public final class RocksEventStore implements EventStore {
     } catch (IOException e) {
       throw new StoreUnavailableException(dir, "create its directory", e);
     }
+    WalDirLock walLock = null;
     if (config.walDir() != null) {
       try {
         Files.createDirectories(config.walDir());
       } catch (IOException e) {
         throw new StoreUnavailableException(dir, "create its WAL directory " + config.walDir(), e);
       }
-    }
-    try {
-      WalDirCheck.require(config);
-    } catch (IOException e) {
-      throw new StoreUnavailableException(dir, "look for WAL files outside " + config.effectiveWalDir(), e);
+      walLock = WalDirLock.acquire(config.walDir(), dir);
     }
     StoreDb db;
     try {
+      WalDirCheck.require(config);
       db = StoreDb.open(config);
+    } catch (IOException e) {
+      closeQuietly(walLock);
+      throw new StoreUnavailableException(dir, "look for WAL files outside " + config.effectiveWalDir(), e);
     } catch (RocksDBException e) {
+      closeQuietly(walLock);
       throw new StoreUnavailableException(dir, "open RocksDB", e);
+    } catch (RuntimeException e) {
+      closeQuietly(walLock);
+      throw e;
     }
     try {
       StoredMeta meta = StoredMeta.load(db, dir);
-      RocksEventStore store = new RocksEventStore(dir, db, meta, registry);
+      RocksEventStore store = new RocksEventStore(dir, db, meta, registry, walLock);
       log.atInfo().addKeyValue("dataDir", dir).addKeyValue("walDir", config.effectiveWalDir())
           .addKeyValue("resolvedTs", meta.resolvedTs())
           .addKeyValue("gcTs", meta.gcTs()).addKeyValue("position", meta.position())
@@ -159,7 +167,14 @@ public final class RocksEventStore implements EventStore {
       return store;
     } catch (RuntimeException e) {
       db.close();
+      closeQuietly(walLock);
       throw e;
+    }
+  }
+
+  private static void closeQuietly(WalDirLock lock) {
+    if (lock != null) {
+      lock.close();
     }
   }
 
@@ -445,6 +460,7 @@ public final class RocksEventStore implements EventStore {
         return;
       }
       db.close();
+      closeQuietly(walLock);   // after RocksDB let go of its WAL files
       log.atInfo().addKeyValue("dataDir", dataDir).addKeyValue("resolvedTs", resolvedTs)
           .log("event store closed");
     } finally {

@@ -121,4 +121,41 @@ class RocksEventStoreWalDirTest {
     assertThat(changed.walDir()).isEqualTo(other);
     assertThat(readAll(config(walDir))).containsExactlyElementsOf(rows);
   }
+
+  @Test
+  void aSecondStoreIsRefusedTheWalDirWhileTheFirstHasItOpen() {
+    Path walDir = dir.resolve("wal");
+    EventStoreConfig first = config(walDir);
+    EventStoreConfig second = config(walDir).withDataDir(dir.resolve("data-2"));
+    List<ScannedRow> rows;
+    try (RocksEventStore store = RocksEventStore.open(first, registry)) {
+      rows = write(store, 10);
+
+      WalDirInUseException e = catchThrowableOfType(() -> RocksEventStore.open(second, registry),
+          WalDirInUseException.class);
+
+      assertThat(e.code()).isEqualTo(ErrorCode.STORE_CORRUPT);
+      assertThat(e.walDir()).isEqualTo(walDir);
+      assertThat(e).hasMessageContaining("another event store has it open")
+          .hasMessageContaining(second.dataDir().toString());
+      assertThat(ScannedRow.drain(store.scan(TableSpan.wholeTable(1), 0, Long.MAX_VALUE, null)))
+          .containsExactlyElementsOf(rows);
+    }
+    assertThat(readAll(first)).containsExactlyElementsOf(rows);
+  }
+
+  @Test
+  void aWalDirThatHoldsAnotherStoresWalIsRefusedAfterThatStoreClosed() {
+    Path walDir = dir.resolve("wal");
+    EventStoreConfig first = config(walDir);
+    List<ScannedRow> rows = writeAndClose(first, 10);   // its last writes live only in walDir's *.log files
+    EventStoreConfig second = config(walDir).withDataDir(dir.resolve("data-2"));
+
+    WalDirInUseException e = catchThrowableOfType(() -> RocksEventStore.open(second, registry),
+        WalDirInUseException.class);
+
+    assertThat(e).hasMessageContaining("it holds the WAL of the event store at "
+        + first.dataDir().toAbsolutePath().normalize());
+    assertThat(readAll(first)).as("the owner still replays its writes").containsExactlyElementsOf(rows);
+  }
 }
