@@ -4,7 +4,6 @@ import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.TransientException;
 import dev.sluice.dispatcher.ClientConfig;
 import dev.sluice.dispatcher.SluiceClient;
-import dev.sluice.dispatcher.SnapshotCursor;
 import dev.sluice.dispatcher.changefeed.ChangefeedDefinition;
 import dev.sluice.dispatcher.changefeed.ChangefeedRuntime;
 import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
@@ -138,14 +137,15 @@ final class HostedRuntime {
 
   /**
    * What the runtime reports as applied (the JSON-to-stdout sink keeps no checkpoint of its own), with each
-   * table's snapshot state and rows (the status has no cursor: the start stands for it).
+   * table's snapshot state, rows and cursor as the runtime last sampled them from the sink (once a second), so a
+   * sink without progress of its own (stdout) continues a snapshot from about its last chunk, not the start.
    */
   static FeedCheckpoint fromStatus(ChangefeedStatus status) {
     List<FeedCheckpoint.TableCheckpoint> tables = status.tables().stream()
         .map(t -> new FeedCheckpoint.TableCheckpoint(t.tableId(), t.table(), t.checkpoint(),
             t.phase() == ChangefeedStatus.TablePhase.ENDED ? Math.max(1, t.checkpoint().ts()) : 0,
             t.snapshot() == null ? TableSnapshot.NONE
-                : new TableSnapshot(t.snapshot().state(), SnapshotCursor.start(), t.snapshot().rowsDone(), 0)))
+                : new TableSnapshot(t.snapshot().state(), t.snapshot().cursor(), t.snapshot().rowsDone(), 0)))
         .toList();
     return new FeedCheckpoint(status.checkpointTs(), tables);
   }

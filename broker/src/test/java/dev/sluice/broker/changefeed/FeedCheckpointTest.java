@@ -93,6 +93,23 @@ class FeedCheckpointTest {
   }
 
   @Test
+  void theRuntimesStatusGivesEachTablesSnapshotCursorSoASinkWithoutProgressContinuesFromIt() {
+    SnapshotCursor sampled = new SnapshotCursor(List.of(), 17);   // the sink's cursor as the runtime last sampled it
+    ChangefeedStatus status = new ChangefeedStatus("cf", ChangefeedStatus.State.RUNNING, 90, List.of(
+        new ChangefeedStatus.TableStatus(1, "public.t1", null, Checkpoint.at(95), 100, 5,
+            ChangefeedStatus.TablePhase.FOLLOWING, null, new ChangefeedStatus.SnapshotStatus(
+                TableSnapshot.State.RUNNING, 640, 3000, 21.3, 10.0, 236L, null, sampled))), null, List.of(),
+        ApplyMode.TRANSACTION, List.of());
+
+    TableSnapshot kept = HostedRuntime.fromStatus(status).tables().get(0).snapshot();
+
+    assertThat(kept.cursor()).isEqualTo(sampled);
+    assertThat(kept.resumes()).isTrue();
+    assertThat(FeedCheckpoint.fromJson(HostedRuntime.fromStatus(status).toJson()).tables().get(0).snapshot().cursor())
+        .as("kept across a broker restart").isEqualTo(sampled);
+  }
+
+  @Test
   void theRuntimesStatusGivesEachTablesSnapshotStateAndRows() {
     ChangefeedStatus status = new ChangefeedStatus("cf", ChangefeedStatus.State.RUNNING, 90, List.of(
         new ChangefeedStatus.TableStatus(1, "public.t1", null, Checkpoint.at(95), 100, 5,

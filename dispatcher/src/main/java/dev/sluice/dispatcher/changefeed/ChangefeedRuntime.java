@@ -334,6 +334,9 @@ public final class ChangefeedRuntime implements AutoCloseable {
       }
       SinkCheckpoint.TableProgress p = stored.get(t.tableId);
       long rows = p == null ? t.rowsDone : p.snapshot().rows();
+      if (p != null) {
+        t.snapshotCursor = p.snapshot().cursor();
+      }
       if (t.sampleRows >= 0 && rows >= t.sampleRows && now > t.sampleNanos) {
         double rate = (rows - t.sampleRows) * 1e9 / (now - t.sampleNanos);
         t.rowsPerSecond = t.rowsPerSecond == 0 ? rate : 0.5 * t.rowsPerSecond + 0.5 * rate;
@@ -357,7 +360,7 @@ public final class ChangefeedRuntime implements AutoCloseable {
     Long eta = running && rate > 0 && estimate > 0 ? Long.valueOf((long) Math.ceil(Math.max(0, estimate - t.rowsDone)
         / rate)) : done ? Long.valueOf(0) : null;
     return new ChangefeedStatus.SnapshotStatus(t.snapshotState, t.rowsDone, estimate, percent, rate, eta,
-        t.snapshotReason);
+        t.snapshotReason, t.snapshotCursor);
   }
 
   private void retrying(String message) {

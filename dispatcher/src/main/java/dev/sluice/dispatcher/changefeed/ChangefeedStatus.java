@@ -101,9 +101,23 @@ public record ChangefeedStatus(String id, State state, long checkpointTs, List<T
    * @param rowsPerSecond rows applied per second over the last samples of this run, 0 when not measured
    * @param etaSeconds    seconds left at that rate, or null when unknown
    * @param reason        why it failed or was cancelled; null otherwise
+   * @param cursor        where it continues (after the last chunk the sink applied, as last sampled); the start
+   *                      when none was
    */
   public record SnapshotStatus(dev.sluice.dispatcher.sink.TableSnapshot.State state, long rowsDone, long rowsEstimated,
-      Double percent, double rowsPerSecond, Long etaSeconds, String reason) {}
+      Double percent, double rowsPerSecond, Long etaSeconds, String reason, dev.sluice.dispatcher.SnapshotCursor cursor) {
+
+    /** Defaults a missing cursor to the start. */
+    public SnapshotStatus {
+      cursor = cursor == null ? dev.sluice.dispatcher.SnapshotCursor.start() : cursor;
+    }
+
+    /** A status without a cursor (from the start). */
+    public SnapshotStatus(dev.sluice.dispatcher.sink.TableSnapshot.State state, long rowsDone, long rowsEstimated,
+        Double percent, double rowsPerSecond, Long etaSeconds, String reason) {
+      this(state, rowsDone, rowsEstimated, percent, rowsPerSecond, etaSeconds, reason, null);
+    }
+  }
 
   /**
    * Values of a column that differ downstream from the upstream's, and why.

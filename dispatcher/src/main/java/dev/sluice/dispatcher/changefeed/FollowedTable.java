@@ -44,6 +44,8 @@ final class FollowedTable {
   volatile long rowsEstimate;
   /** READ rows of its snapshot the sink applied, as last sampled. */
   long rowsDone;
+  /** Where its snapshot continues in the sink, as last sampled (the start until the first sample). */
+  dev.sluice.dispatcher.SnapshotCursor snapshotCursor = dev.sluice.dispatcher.SnapshotCursor.start();
   /** Rate samples: READ rows the sink held at {@link #sampleNanos}, and the rate they gave. */
   long sampleRows = -1;
   long sampleNanos;

@@ -348,6 +348,11 @@ class ChangefeedApplyTest {
     await().until(() -> sink.checkpoint().tables().get(LOGS.getTableId()).snapshot().state()
         == dev.sluice.dispatcher.sink.TableSnapshot.State.DONE);
     assertThat(sink.checkpoint().tables().get(LOGS.getTableId()).snapshot().rows()).isEqualTo(2);
+    // the status carries the sink's cursor (sampled once a second): what the server keeps for a sink that keeps none
+    dev.sluice.dispatcher.SnapshotCursor stored = sink.checkpoint().tables().get(LOGS.getTableId()).snapshot().cursor();
+    assertThat(stored).isNotEqualTo(dev.sluice.dispatcher.SnapshotCursor.start());
+    await().atMost(java.time.Duration.ofSeconds(10)).until(() -> runtime.status().tables().stream()
+        .anyMatch(t -> t.tableId() == LOGS.getTableId() && t.snapshot() != null && t.snapshot().cursor().equals(stored)));
   }
 
   /** Issue #16, case 1: a table the sink's progress holds but the broker no longer lists is still followed. */
