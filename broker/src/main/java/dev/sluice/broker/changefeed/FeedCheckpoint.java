@@ -38,7 +38,7 @@ public record FeedCheckpoint(long ts, List<TableCheckpoint> tables) {
    *
    * @param droppedTs the ts its stream ended at (dropped), 0 while it is followed
    * @param snapshot  where its snapshot stands as last recorded ({@link TableSnapshot#NONE} when none was asked
-   *                  for); taken from the runtime's status it has the start as cursor (the status has none)
+   *                  for); taken from the runtime's status its cursor is the sink's as last sampled (once a second)
    */
   public record TableCheckpoint(long tableId, String table, Checkpoint applied, long droppedTs,
       TableSnapshot snapshot) {
