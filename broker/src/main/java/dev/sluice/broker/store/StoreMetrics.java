@@ -68,6 +68,7 @@ final class StoreMetrics {
   private static Timer writeTimer(MeterRegistry registry, String sync) {
     return Timer.builder("sluice.store.write.latency").tag("sync", sync)
         .description("Time to write one batch to the event store (with sync: until durable)")
+        .publishPercentileHistogram()   // the tail is what live traffic waits for (an fsync behind others' I/O)
         .register(registry);
   }
 
