@@ -89,6 +89,8 @@ public final class SnapshotBench {
     List<Double> sameJvmP99s = new ArrayList<>();
     List<Double> fsyncP99s = new ArrayList<>();
     List<Double> fsyncMaxes = new ArrayList<>();
+    List<Double> toMemory = new ArrayList<>();
+    List<Double> toMemoryVsDebezium = new ArrayList<>();
     List<Double> readyP99s = new ArrayList<>();
     List<Double> handshakeP99s = new ArrayList<>();
     boolean probedDuring = true;
@@ -106,6 +108,8 @@ public final class SnapshotBench {
       readyP99s.add(r[8]);
       handshakeP99s.add(r[9]);
       probedDuring &= r[10] > 0;
+      toMemory.add(r[11]);
+      toMemoryVsDebezium.add(r[11] / r[3]);
       vsDump.add(r[1] / r[2]);
       vsDebezium.add(r[1] / r[3]);
     }
@@ -124,6 +128,14 @@ public final class SnapshotBench {
         new Figure("snapshot_vs_debezium", "Sluice snapshot ÷ Debezium embedded initial snapshot, same table, same run",
             Stats.median(vsDebezium), "ratio", 3.0, true, Stats.median(debezium), runs,
             how + "; peer = Debezium rows/s"),
+        new Figure("snapshot_to_memory_rows_per_s", "Sluice snapshot rows/s into memory (a counting listener)",
+            Stats.median(toMemory), "rows/s", Double.NaN, true, Stats.median(debezium), runs,
+            "the same library subscription with a snapshot, its listener counting READ rows and acknowledging, no"
+            + " sink and no live traffic: Debezium's output here, like for like; " + how + "; peer = Debezium rows/s"),
+        new Figure("snapshot_to_memory_vs_debezium", "Sluice snapshot into memory ÷ Debezium's, same run",
+            Stats.median(toMemoryVsDebezium), "ratio", Double.NaN, true, Double.NaN, runs,
+            "both into memory (a counting listener; Connect records): what the two pipelines cost without a"
+            + " downstream; " + how),
         new Figure("snapshot_e2e_p99_ms", "live upstream commit -> listener p99 while the snapshot runs",
             Stats.median(p99s), "ms", 100, false, Double.NaN, runs,
             "2 writers x 100 txns/s x 10-row inserts into another table, one library subscription on it in a JVM"
@@ -153,7 +165,8 @@ public final class SnapshotBench {
 
   /**
    * {rows, Sluice rows/s, pg_dump rows/s, Debezium rows/s, live p99 ms, same in the loader's JVM, fsync p99 ms, fsync
-   * max ms, control-plane Ready p99 ms, Handshake p99 ms, 1 if the snapshot outlasted the probes} of one run.
+   * max ms, control-plane Ready p99 ms, Handshake p99 ms, 1 if the snapshot outlasted the probes, Sluice into memory
+   * rows/s} of one run.
    */
   private double[] once(int run, int scale, boolean sluiceFirst) throws Exception {
     try (SystemPostgres up = SystemPostgres.start(Map.of("wal_level", "logical", "max_replication_slots", "10",
@@ -167,13 +180,16 @@ public final class SnapshotBench {
       double d;
       double z;
       double[] sl;
+      double m;
       if (sluiceFirst) {
         sl = sluice(run, up, down, rows);
+        m = sluiceToMemory(run, up, rows);
         d = pgDump(up, down, rows);
         z = debezium(up, rows);
       } else {
         z = debezium(up, rows);
         d = pgDump(up, down, rows);
+        m = sluiceToMemory(run, up, rows);
         sl = sluice(run, up, down, rows);
       }
       s = sl[0];
@@ -182,8 +198,54 @@ public final class SnapshotBench {
           + " ratios %.2f, %.2f%n", run, sluiceFirst ? "Sluice" : "Debezium", rows, s, sl[1], sl[2], sl[3], sl[4], d, z,
           s / d, s / z);
       System.out.printf("snapshot run %d: control plane during the snapshot: Ready p99 %.1f ms, Handshake p99 %.1f ms"
-          + " (snapshot still running at the last probe: %s)%n", run, sl[5], sl[6], sl[7] > 0);
-      return new double[] {rows, s, d, z, sl[1], sl[2], sl[3], sl[4], sl[5], sl[6], sl[7]};
+          + " (snapshot still running at the last probe: %s); into memory %,.0f rows/s (%.2f x Debezium's)%n", run,
+          sl[5], sl[6], sl[7] > 0, m, m / z);
+      return new double[] {rows, s, d, z, sl[1], sl[2], sl[3], sl[4], sl[5], sl[6], sl[7], m};
+    }
+  }
+
+  /**
+   * rows/s of a Sluice snapshot into memory: the same library subscription with a listener that counts the READ
+   * rows and acknowledges, no sink and no live traffic; Debezium's output in this benchmark, so the two compare
+   * like for like, and the difference to {@link #sluice} is what the JDBC sink and the downstream cost.
+   */
+  private double sluiceToMemory(int run, SystemPostgres up, long rows) throws Exception {
+    Path dir = Files.createTempDirectory(work, "snapshot-memory-broker-" + run);
+    try (BrokerProcess broker = BrokerProcess.start("snapshot-memory-broker-" + run, BrokerProcess.options(dir,
+        up.jdbcUrl()).withJvmArgs(brokerJvmArgs()), logs);
+         SluiceClient loader = SluiceClient.connect(loaderConfig(broker.grpcAddress()))) {
+      AtomicLong read = new AtomicLong();
+      CompletableFuture<SnapshotOutcome> outcome = new CompletableFuture<>();
+      SubscriptionHandle[] copy = new SubscriptionHandle[1];
+      long t0 = System.nanoTime();
+      copy[0] = loader.subscribe(Subscription.table(TABLE).from(up.currentLsn()).withSnapshot(), new ChangeListener() {
+        @Override
+        public void onTransaction(Transaction txn) {
+          read.addAndGet(txn.rows().size());
+          if (copy[0] != null) {
+            copy[0].acknowledge(txn.checkpoint());
+          }
+        }
+
+        @Override
+        public void onSnapshotComplete(SnapshotOutcome o) {
+          outcome.complete(o);
+        }
+
+        @Override
+        public void onError(SluiceException error) {
+          outcome.completeExceptionally(error);
+        }
+      });
+      SnapshotOutcome o = outcome.get(1, TimeUnit.HOURS);
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      if (o.status() != SnapshotOutcome.Status.COMPLETE || read.get() != rows) {
+        throw new IllegalStateException("the Sluice snapshot into memory ended " + o.status() + " with " + read.get()
+            + " rows of " + rows);
+      }
+      return rows / seconds;
+    } finally {
+      CaptureBench.deleteQuietly(dir);
     }
   }
 
