@@ -90,6 +90,9 @@ public final class SnapshotBench {
     List<Double> fsyncP99s = new ArrayList<>();
     List<Double> fsyncMaxes = new ArrayList<>();
     List<Double> toMemory = new ArrayList<>();
+    List<Double> indexed = new ArrayList<>();
+    List<Double> vsIndexed = new ArrayList<>();
+    List<Double> indexedVsDump = new ArrayList<>();
     List<Double> toMemoryVsDebezium = new ArrayList<>();
     List<Double> readyP99s = new ArrayList<>();
     List<Double> handshakeP99s = new ArrayList<>();
@@ -110,6 +113,9 @@ public final class SnapshotBench {
       probedDuring &= r[10] > 0;
       toMemory.add(r[11]);
       toMemoryVsDebezium.add(r[11] / r[3]);
+      indexed.add(r[12]);
+      vsIndexed.add(r[1] / r[12]);
+      indexedVsDump.add(r[12] / r[2]);
       vsDump.add(r[1] / r[2]);
       vsDebezium.add(r[1] / r[3]);
     }
@@ -136,6 +142,14 @@ public final class SnapshotBench {
             Stats.median(toMemoryVsDebezium), "ratio", Double.NaN, true, Double.NaN, runs,
             "both into memory (a counting listener; Connect records): what the two pipelines cost without a"
             + " downstream; " + how),
+        new Figure("snapshot_indexed_copy_rows_per_s", "COPY of the same rows into the table with its key"
+            + " (pg_dump -a | psql), the downstream's own ceiling for an online load", Stats.median(indexed), "rows/s",
+            Double.NaN, true, Stats.median(dump), runs, "the table created first with its primary key (pg_dump -s),"
+            + " then its rows by COPY from a data-only dump on disk; an online load must keep the key's index (live"
+            + " changes upsert through it), pg_dump builds it after its COPY; per run ÷ pg_dump | psql "
+            + indexedVsDump.stream().map(v -> String.format("%.2f", v)).toList() + "; " + how + "; peer = pg_dump | psql rows/s"),
+        new Figure("snapshot_vs_indexed_copy", "Sluice snapshot ÷ COPY into the indexed table, same run",
+            Stats.median(vsIndexed), "ratio", Double.NaN, true, Double.NaN, runs, how),
         new Figure("snapshot_e2e_p99_ms", "live upstream commit -> listener p99 while the snapshot runs",
             Stats.median(p99s), "ms", 100, false, Double.NaN, runs,
             "2 writers x 100 txns/s x 10-row inserts into another table, one library subscription on it in a JVM"
@@ -166,7 +180,7 @@ public final class SnapshotBench {
   /**
    * {rows, Sluice rows/s, pg_dump rows/s, Debezium rows/s, live p99 ms, same in the loader's JVM, fsync p99 ms, fsync
    * max ms, control-plane Ready p99 ms, Handshake p99 ms, 1 if the snapshot outlasted the probes, Sluice into memory
-   * rows/s} of one run.
+   * rows/s, COPY into the indexed table rows/s} of one run.
    */
   private double[] once(int run, int scale, boolean sluiceFirst) throws Exception {
     try (SystemPostgres up = SystemPostgres.start(Map.of("wal_level", "logical", "max_replication_slots", "10",
@@ -181,13 +195,16 @@ public final class SnapshotBench {
       double z;
       double[] sl;
       double m;
+      double x;
       if (sluiceFirst) {
         sl = sluice(run, up, down, rows);
         m = sluiceToMemory(run, up, rows);
         d = pgDump(up, down, rows);
+        x = indexedCopy(up, down, rows);
         z = debezium(up, rows);
       } else {
         z = debezium(up, rows);
+        x = indexedCopy(up, down, rows);
         d = pgDump(up, down, rows);
         m = sluiceToMemory(run, up, rows);
         sl = sluice(run, up, down, rows);
@@ -198,9 +215,9 @@ public final class SnapshotBench {
           + " ratios %.2f, %.2f%n", run, sluiceFirst ? "Sluice" : "Debezium", rows, s, sl[1], sl[2], sl[3], sl[4], d, z,
           s / d, s / z);
       System.out.printf("snapshot run %d: control plane during the snapshot: Ready p99 %.1f ms, Handshake p99 %.1f ms"
-          + " (snapshot still running at the last probe: %s); into memory %,.0f rows/s (%.2f x Debezium's)%n", run,
-          sl[5], sl[6], sl[7] > 0, m, m / z);
-      return new double[] {rows, s, d, z, sl[1], sl[2], sl[3], sl[4], sl[5], sl[6], sl[7], m};
+          + " (snapshot still running at the last probe: %s); into memory %,.0f rows/s (%.2f x Debezium's); COPY into"
+          + " the indexed table %,.0f rows/s (Sluice %.2f of it)%n", run, sl[5], sl[6], sl[7] > 0, m, m / z, x, s / x);
+      return new double[] {rows, s, d, z, sl[1], sl[2], sl[3], sl[4], sl[5], sl[6], sl[7], m, x};
     }
   }
 
@@ -396,6 +413,41 @@ public final class SnapshotBench {
       args.addAll(List.of(extra.split("\\s+")));
     }
     return args;
+  }
+
+  /**
+   * rows/s of {@code pg_dump -a -t TABLE | psql} into the same table created beforehand with its key: the
+   * downstream's COPY into an indexed table, which any online load that upserts live changes meanwhile must do
+   * (pg_dump builds the index once after its COPY, which an online load cannot). The ceiling of a sink's COPY.
+   */
+  private static double indexedCopy(SystemPostgres up, SystemPostgres down, long rows) throws Exception {
+    down.exec("CREATE DATABASE indexed_target");
+    Path data = Files.createTempFile("indexed-copy", ".sql");
+    try {
+      run("pg_dump -s | psql, pg_dump -a", String.format("set -o pipefail; '%1$s' -h 127.0.0.1 -p %2$d -U postgres -s"
+          + " -t %3$s postgres | '%4$s' -h 127.0.0.1 -p %5$d -U postgres -q -v ON_ERROR_STOP=1 -o /dev/null"
+          + " indexed_target && '%1$s' -h 127.0.0.1 -p %2$d -U postgres -a -t %3$s postgres > '%6$s'",
+          up.bin("pg_dump"), up.port(), TABLE, down.bin("psql"), down.port(), data));
+      long t0 = System.nanoTime();   // the COPY alone, the dump already on disk (in the page cache)
+      run("psql < data", String.format("'%s' -h 127.0.0.1 -p %d -U postgres -q -v ON_ERROR_STOP=1 -o /dev/null"
+          + " indexed_target < '%s'", down.bin("psql"), down.port(), data));
+      double seconds = (System.nanoTime() - t0) / 1e9;
+      long copied = down.queryLong("indexed_target", "SELECT count(*) FROM " + TABLE);
+      if (copied != rows) {
+        throw new IllegalStateException("the indexed COPY copied " + copied + " rows of " + rows);
+      }
+      return rows / seconds;
+    } finally {
+      Files.deleteIfExists(data);
+    }
+  }
+
+  private static void run(String what, String cmd) throws Exception {
+    Process p = new ProcessBuilder("bash", "-c", cmd).redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    if (!p.waitFor(1, TimeUnit.HOURS) || p.exitValue() != 0) {
+      throw new IllegalStateException(what + " failed: " + out);
+    }
   }
 
   /** rows/s of pg_dump -t TABLE | psql into an empty database. */
