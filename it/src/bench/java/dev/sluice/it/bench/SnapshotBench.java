@@ -222,6 +222,34 @@ public final class SnapshotBench {
   }
 
   /**
+   * The loader's listener: {@code apply} each transaction, then acknowledge it on {@code handle[0]} (set once
+   * subscribe returns; what the listener got before is acknowledged by the next); the snapshot's end or a failure
+   * completes {@code outcome}.
+   */
+  private static ChangeListener loading(java.util.function.Consumer<Transaction> apply, SubscriptionHandle[] handle,
+      CompletableFuture<SnapshotOutcome> outcome) {
+    return new ChangeListener() {
+      @Override
+      public void onTransaction(Transaction txn) {
+        apply.accept(txn);
+        if (handle[0] != null) {
+          handle[0].acknowledge(txn.checkpoint());
+        }
+      }
+
+      @Override
+      public void onSnapshotComplete(SnapshotOutcome o) {
+        outcome.complete(o);
+      }
+
+      @Override
+      public void onError(SluiceException error) {
+        outcome.completeExceptionally(error);
+      }
+    };
+  }
+
+  /**
    * rows/s of a Sluice snapshot into memory: the same library subscription with a listener that counts the READ
    * rows and acknowledges, no sink and no live traffic; Debezium's output in this benchmark, so the two compare
    * like for like, and the difference to {@link #sluice} is what the JDBC sink and the downstream cost.
@@ -235,25 +263,8 @@ public final class SnapshotBench {
       CompletableFuture<SnapshotOutcome> outcome = new CompletableFuture<>();
       SubscriptionHandle[] copy = new SubscriptionHandle[1];
       long t0 = System.nanoTime();
-      copy[0] = loader.subscribe(Subscription.table(TABLE).from(up.currentLsn()).withSnapshot(), new ChangeListener() {
-        @Override
-        public void onTransaction(Transaction txn) {
-          read.addAndGet(txn.rows().size());
-          if (copy[0] != null) {
-            copy[0].acknowledge(txn.checkpoint());
-          }
-        }
-
-        @Override
-        public void onSnapshotComplete(SnapshotOutcome o) {
-          outcome.complete(o);
-        }
-
-        @Override
-        public void onError(SluiceException error) {
-          outcome.completeExceptionally(error);
-        }
-      });
+      copy[0] = loader.subscribe(Subscription.table(TABLE).from(up.currentLsn()).withSnapshot(),
+          loading(txn -> read.addAndGet(txn.rows().size()), copy, outcome));
       SnapshotOutcome o = outcome.get(1, TimeUnit.HOURS);
       double seconds = (System.nanoTime() - t0) / 1e9;
       if (o.status() != SnapshotOutcome.Status.COMPLETE || read.get() != rows) {
@@ -321,25 +332,8 @@ public final class SnapshotBench {
             SubscriptionHandle[] copy = new SubscriptionHandle[1];
             // the listener applies each chunk's READ rows and their checkpoint in one sink transaction
             Subscription wanted = Subscription.table(TABLE).from(up.currentLsn()).withSnapshot();
-            copy[0] = loader.subscribe(wanted, new ChangeListener() {
-              @Override
-              public void onTransaction(Transaction txn) {
-                sink.apply(List.of(txn), txn.commitTs());
-                if (copy[0] != null) {   // set once subscribe returns; the sink holds the progress anyway
-                  copy[0].acknowledge(txn.checkpoint());
-                }
-              }
-
-              @Override
-              public void onSnapshotComplete(SnapshotOutcome o) {
-                outcome.complete(o);
-              }
-
-              @Override
-              public void onError(SluiceException error) {
-                outcome.completeExceptionally(error);
-              }
-            });
+            copy[0] = loader.subscribe(wanted,
+                loading(txn -> sink.apply(List.of(txn), txn.commitTs()), copy, outcome));
             control = controlPlaneDuringSnapshot(broker, client, start, outcome, run);
             SnapshotOutcome o = outcome.get(1, TimeUnit.HOURS);
             if (o.status() != SnapshotOutcome.Status.COMPLETE) {
@@ -457,11 +451,7 @@ public final class SnapshotBench {
         + " -p %d -U postgres -q -v ON_ERROR_STOP=1 -o /dev/null dump_target", up.bin("pg_dump"), up.port(), TABLE,
         down.bin("psql"), down.port());
     long t0 = System.nanoTime();
-    Process p = new ProcessBuilder("bash", "-c", cmd).redirectErrorStream(true).start();
-    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-    if (!p.waitFor(1, TimeUnit.HOURS) || p.exitValue() != 0) {
-      throw new IllegalStateException("pg_dump | psql failed: " + out);
-    }
+    run("pg_dump | psql", cmd);
     double seconds = (System.nanoTime() - t0) / 1e9;
     long copied = down.queryLong("dump_target", "SELECT count(*) FROM " + TABLE);
     if (copied != rows) {
