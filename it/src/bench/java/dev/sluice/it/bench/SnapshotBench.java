@@ -197,17 +197,17 @@ public final class SnapshotBench {
       double m;
       double x;
       if (sluiceFirst) {
-        sl = sluice(run, up, down, rows);
-        m = sluiceToMemory(run, up, rows);
-        d = pgDump(up, down, rows);
-        x = indexedCopy(up, down, rows);
-        z = debezium(up, rows);
+        sl = phase("sluice") ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
+        m = phase("memory") ? sluiceToMemory(run, up, rows) : Double.NaN;
+        d = phase("dump") ? pgDump(up, down, rows) : Double.NaN;
+        x = phase("indexed") ? indexedCopy(up, down, rows) : Double.NaN;
+        z = phase("debezium") ? debezium(up, rows) : Double.NaN;
       } else {
-        z = debezium(up, rows);
-        x = indexedCopy(up, down, rows);
-        d = pgDump(up, down, rows);
-        m = sluiceToMemory(run, up, rows);
-        sl = sluice(run, up, down, rows);
+        z = phase("debezium") ? debezium(up, rows) : Double.NaN;
+        x = phase("indexed") ? indexedCopy(up, down, rows) : Double.NaN;
+        d = phase("dump") ? pgDump(up, down, rows) : Double.NaN;
+        m = phase("memory") ? sluiceToMemory(run, up, rows) : Double.NaN;
+        sl = phase("sluice") ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
       }
       s = sl[0];
       System.out.printf("snapshot run %d (%s first): %,d rows; Sluice %,.0f rows/s (live p99 %.0f ms, %.0f ms in the"
@@ -390,6 +390,19 @@ public final class SnapshotBench {
 
   private static String oneDecimal(List<Double> values) {
     return values.stream().map(v -> String.format("%.1f", v)).toList().toString();
+  }
+
+  /** What {@link #sluice} returns when skipped: no figure. */
+  private static final double[] SKIPPED_SLUICE = {Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
+      Double.NaN, Double.NaN, 0};
+
+  /**
+   * Whether a phase runs: all of them, unless {@code -Dsluice.bench.snapshotPhases} lists some (sluice, memory,
+   * dump, indexed, debezium), say only {@code sluice} when profiling it; a skipped phase's figures are NaN.
+   */
+  private static boolean phase(String name) {
+    String only = System.getProperty("sluice.bench.snapshotPhases", "").trim();
+    return only.isEmpty() || List.of(only.split("\\s*,\\s*")).contains(name);
   }
 
   /** The loader's client: the library's defaults, or {@code -Dsluice.bench.loaderQueueBytes} when profiling. */
