@@ -31,6 +31,7 @@ final class SqlErrorText {
   static final int MAX_CHARS = 1000;
 
   private static final String NOISE = "Call getNextException to see other errors in the batch.";
+  private static final String BATCH_ENTRY = "Batch entry ";
 
   private SqlErrorText() {}
 
@@ -94,19 +95,33 @@ final class SqlErrorText {
 
   /**
    * The driver's own words for {@code e}: its message and those of the chained exceptions
-   * ({@code getNextException}, causes), each once, capped.
+   * ({@code getNextException}, causes), each once, capped. The server's errors come first and a batch's
+   * statement text ("Batch entry 0 INSERT ...") last, so a long statement never cuts away the cause.
    */
   static String of(SQLException e) {
-    Set<String> parts = new LinkedHashSet<>();
+    List<String> messages = new ArrayList<>();
     List<Throwable> seen = new ArrayList<>();
     for (SQLException x = e; x != null && seen.size() < 8; x = x.getNextException()) {
       for (Throwable t = x; t != null && !seen.contains(t) && seen.size() < 8; t = t.getCause()) {
         seen.add(t);
         String m = t.getMessage();
         String part = m == null ? "" : m.replace(NOISE, "").strip();
-        if (!part.isEmpty() && parts.stream().noneMatch(p -> p.contains(part))) {
-          parts.add(part);   // PgJDBC repeats the server's error in the batch error and in the next one
+        if (!part.isEmpty()) {
+          messages.add(part);
         }
+      }
+    }
+    List<String> ordered = new ArrayList<>(messages.stream().filter(m -> !m.startsWith(BATCH_ENTRY)).toList());
+    ordered.addAll(messages.stream().filter(m -> m.startsWith(BATCH_ENTRY)).toList());
+    Set<String> parts = new LinkedHashSet<>();
+    for (String part : ordered) {
+      String kept = part;
+      for (String earlier : parts) {   // PgJDBC repeats the server's error in the batch error and in the next one
+        kept = kept.equals(earlier) || !kept.contains(earlier) ? kept : kept.replace(earlier, "(above)");
+      }
+      String k = kept;
+      if (parts.stream().noneMatch(p -> p.contains(k))) {
+        parts.add(k);
       }
     }
     return cap(String.join(" / ", parts));

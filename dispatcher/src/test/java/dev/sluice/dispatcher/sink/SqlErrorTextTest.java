@@ -65,6 +65,23 @@ class SqlErrorTextTest {
     assertThat((Throwable) SqlErrorText.capped(small)).isSameAs(small);
   }
 
+  /** A batch of many columns cut the server's error away: "...[3319 chars in all]" and no cause. */
+  @Test
+  void theServersErrorComesBeforeALongStatementSoTheCutNeverDropsIt() {
+    StringBuilder values = new StringBuilder();
+    for (int i = 0; i < 120; i++) {
+      values.append(i > 0 ? ", " : "").append("('value ").append(i).append("'::text)");
+    }
+    String error = "ERROR: malformed array literal: \"{\"(1,1),(0,0)\",\"(2,2),(1,1)\"}\"";
+    BatchUpdateException batch = new BatchUpdateException("Batch entry 0 INSERT INTO t VALUES (" + values
+        + ") was aborted: " + error + "  Call getNextException to see other errors in the batch.", "22P02", 0,
+        new int[0], null);
+    batch.setNextException(new SQLException(error, "22P02"));
+    String text = SqlErrorText.of(batch);
+    assertThat(text).startsWith(error).containsOnlyOnce("malformed array literal").contains("Batch entry 0 INSERT")
+        .contains("chars in all]");
+  }
+
   @Test
   void aValueIsShownCapped() {
     assertThat(SqlErrorText.value(Value.newBuilder().setInt64Value(42).build())).isEqualTo("42");
