@@ -6,7 +6,8 @@ import dev.sluice.api.v1.Value;
 /**
  * Parses PostgreSQL's array output ({@code {1,2,NULL}}, {@code {{1,2},{3,4}}}, {@code {"a b","c\"d"}},
  * {@code [0:1]={1,2}}) into nested {@link ArrayValue}s whose leaves are parsed by the element type.
- * An unquoted {@code NULL} is a null element; lower bounds are not kept. Elements are separated by the
+ * An unquoted {@code NULL} is a null element; lower bounds other than 1 are kept in the outermost
+ * {@code ArrayValue}'s {@code lower_bounds} ({@code [0:1]={1,2}}: [0]). Elements are separated by the
  * element type's delimiter: {@code ','}, or {@code ';'} for {@code box} ({@code {(1,1),(0,0);(2,2),(1,1)}}).
  *
  * <pre>{@code
@@ -28,18 +29,39 @@ final class PgArrayText {
 
   static Value parse(PgType element, String text) {
     PgArrayText p = new PgArrayText(element, text);
+    java.util.List<Integer> lowerBounds = java.util.List.of();
     if (text.startsWith("[")) {
       int eq = text.indexOf('=');
       if (eq < 0) {
         throw new IllegalArgumentException("array dimensions without '='");
       }
+      lowerBounds = lowerBounds(text.substring(0, eq));
       p.pos = eq + 1;
     }
     Value v = p.array();
     if (p.pos != text.length()) {
       throw new IllegalArgumentException("trailing text after the array at " + p.pos);
     }
-    return v;
+    if (lowerBounds.stream().allMatch(b -> b == 1)) {
+      return v;
+    }
+    return Value.newBuilder().setArrayValue(v.getArrayValue().toBuilder().addAllLowerBounds(lowerBounds)).build();
+  }
+
+  /** The lower bound of each dimension of {@code [l1:u1][l2:u2]}, outermost first. */
+  private static java.util.List<Integer> lowerBounds(String dimensions) {
+    java.util.List<Integer> out = new java.util.ArrayList<>();
+    int i = 0;
+    while (i < dimensions.length()) {
+      int colon = dimensions.indexOf(':', i);
+      int close = dimensions.indexOf(']', i);
+      if (dimensions.charAt(i) != '[' || colon < 0 || close < colon) {
+        throw new IllegalArgumentException("array dimensions '" + dimensions + "' are not [lower:upper]...");
+      }
+      out.add(Integer.parseInt(dimensions.substring(i + 1, colon)));
+      i = close + 1;
+    }
+    return out;
   }
 
   private Value array() {

@@ -13,6 +13,7 @@ import java.time.Instant;
 import java.time.LocalDate;
 import java.time.LocalDateTime;
 import java.time.ZoneOffset;
+import java.util.List;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -94,7 +95,10 @@ class PgTextValuesTest {
         row("int4 array with null", 1007, "{1,NULL,3}", arr(i64(1), PgTextValues.NULL, i64(3))),
         row("empty array", 1009, "{}", arr()),
         row("two-dimensional array", 1007, "{{1,2},{3,4}}", arr(arr(i64(1), i64(2)), arr(i64(3), i64(4)))),
-        row("array with lower bounds", 1007, "[0:1]={7,8}", arr(i64(7), i64(8))),
+        row("array with a lower bound other than 1", 1007, "[0:1]={7,8}", bounded(arr(i64(7), i64(8)), 0)),
+        row("array with explicit default bounds", 1007, "[1:2]={7,8}", arr(i64(7), i64(8))),
+        row("two-dimensional array with bounds", 1007, "[1:2][-1:0]={{1,2},{3,4}}",
+            bounded(arr(arr(i64(1), i64(2)), arr(i64(3), i64(4))), 1, -1)),
         row("text array quoting", 1009, "{\"a b\",\"c\\\"d\",\"NULL\",NULL,plain}",
             arr(str("a b"), str("c\"d"), str("NULL"), PgTextValues.NULL, str("plain"))),
         row("jsonb array", 3807, "{\"{\\\"a\\\": 1}\"}", arr(Value.newBuilder().setJsonValue("{\"a\": 1}").build())),
@@ -221,6 +225,11 @@ class PgTextValuesTest {
     return java.math.BigInteger.valueOf(i.getEpochSecond()).multiply(java.math.BigInteger.valueOf(1_000_000))
         .add(java.math.BigInteger.valueOf(i.getNano() / 1000)).subtract(java.math.BigInteger.valueOf(Long.MAX_VALUE))
         .longValueExact();
+  }
+
+  private static Value bounded(Value array, Integer... lowerBounds) {
+    return Value.newBuilder().setArrayValue(array.getArrayValue().toBuilder().addAllLowerBounds(List.of(lowerBounds)))
+        .build();
   }
 
   private static Value arr(Value... elements) {

@@ -48,6 +48,9 @@ public enum Dialect {
         UserType own = c.getUserTypes(c.getUserTypesCount() - 1);
         return qualified(own.getSchemaName(), own.getTypeName());
       }
+      if (kind == c.getKind() && PgBuiltinType.matches(c.getSourceType())) {   // the source's own type, exactly
+        return c.getSourceType();
+      }
       return switch (kind) {
         case VALUE_KIND_BOOL -> "boolean";
         case VALUE_KIND_INT64 -> "bigint";
@@ -162,6 +165,13 @@ public enum Dialect {
     @Override
     String timestampType() {
       return "timestamptz";
+    }
+
+    /** An array of box goes as its text: box separates array elements by ';', every other built-in type by ','. */
+    @Override
+    Value adapt(ColumnInfo c, Value v) {
+      return v.hasArrayValue() && builtFrom(c).equals("box[]")
+          ? Value.newBuilder().setStringValue(ValueText.pgArray(v, ';')).build() : v;
     }
 
     @Override
@@ -508,6 +518,14 @@ public enum Dialect {
     // the last placeholder is updated_at: the target's clock fills it
     int last = sql.lastIndexOf('?');
     return sql.substring(0, last) + now() + sql.substring(last + 1);
+  }
+
+  /**
+   * {@code v} as this target takes it for column {@code c}, in a statement or a COPY: as it is, unless the
+   * target needs another form of it (PostgreSQL: an array of box as its text).
+   */
+  Value adapt(ColumnInfo c, Value v) {
+    return v;
   }
 
   /** Binds {@code v} (never unavailable) at parameter {@code i}. */

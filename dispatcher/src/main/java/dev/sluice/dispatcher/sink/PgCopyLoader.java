@@ -73,7 +73,7 @@ final class PgCopyLoader {
       columns.add(info.getColumns(i).getName());
     }
     String cols = Dialect.POSTGRESQL.quoted(columns);
-    String data = copyText(images, columns.size());
+    String data = copyText(info, images, columns.size());
     if (data == null) {
       return false;
     }
@@ -136,7 +136,7 @@ final class PgCopyLoader {
   }
 
   /** The rows in COPY's text format, or null when an image lacks a value for some column (unavailable). */
-  private String copyText(List<RowImage> images, int columns) {
+  private String copyText(TableInfo info, List<RowImage> images, int columns) {
     StringBuilder data = text;
     data.setLength(0);
     for (RowImage image : images) {
@@ -151,7 +151,7 @@ final class PgCopyLoader {
         if (i > 0) {
           data.append('\t');
         }
-        appendCopyText(data, v);
+        appendCopyText(data, Dialect.POSTGRESQL.adapt(info.getColumns(i), v));
       }
       data.append('\n');
     }

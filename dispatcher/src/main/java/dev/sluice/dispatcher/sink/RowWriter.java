@@ -65,7 +65,7 @@ final class RowWriter implements AutoCloseable {
         continue;
       }
       columns.add(c.getName());
-      values.add(v);
+      values.add(dialect.adapt(c, v));
     }
     List<String> update = columns.stream().filter(c -> !keys.contains(c) && !insertOnly.contains(c)).toList();
     PreparedStatement ps = statement(dialect.upsert(table, columns, keys, update));
@@ -142,16 +142,16 @@ final class RowWriter implements AutoCloseable {
     }
   }
 
-  private static void available(TableInfo info, RowImage image, List<String> columns, List<Value> values) {
+  private void available(TableInfo info, RowImage image, List<String> columns, List<Value> values) {
     for (int i = 0; i < image.size() && i < info.getColumnsCount(); i++) {
       if (!image.value(i).hasUnavailable()) {
         columns.add(info.getColumns(i).getName());
-        values.add(image.value(i));
+        values.add(dialect.adapt(info.getColumns(i), image.value(i)));
       }
     }
   }
 
-  private static void matchOf(TableInfo info, RowImage before, List<Dialect.ImageMatch> match, List<Value> values) {
+  private void matchOf(TableInfo info, RowImage before, List<Dialect.ImageMatch> match, List<Value> values) {
     for (int i = 0; i < before.size() && i < info.getColumnsCount(); i++) {
       Value v = before.value(i);
       if (v.hasUnavailable()) {
@@ -159,7 +159,7 @@ final class RowWriter implements AutoCloseable {
       }
       ColumnInfo c = info.getColumns(i);
       match.add(new Dialect.ImageMatch(c.getName(), comparedAsText(c)));
-      values.add(v);
+      values.add(dialect.adapt(c, v));
     }
   }
 

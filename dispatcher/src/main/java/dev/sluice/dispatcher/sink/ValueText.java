@@ -147,17 +147,40 @@ final class ValueText {
 
   /** A PostgreSQL array literal such as {@code {"a","b\"c",NULL}}. */
   static String pgArray(Value array) {
+    return pgArray(array, ',');
+  }
+
+  /**
+   * As {@link #pgArray(Value)} with the element type's {@code delimiter}: {@code ';'} for {@code box}, whose
+   * values hold commas ({@code {(1,1),(0,0);(2,2),(1,1)}}), {@code ','} for every other built-in type.
+   */
+  static String pgArray(Value array, char delimiter) {
+    java.util.List<Integer> lower = array.getArrayValue().getLowerBoundsList();
+    if (lower.isEmpty()) {
+      return pgArrayBody(array, delimiter);
+    }
+    StringBuilder sb = new StringBuilder();   // [lower:upper] per dimension, then =: PostgreSQL's own form
+    Value level = array;
+    for (int lowerBound : lower) {
+      int n = level.hasArrayValue() ? level.getArrayValue().getElementsCount() : 0;
+      sb.append('[').append(lowerBound).append(':').append(lowerBound + n - 1).append(']');
+      level = n > 0 ? level.getArrayValue().getElements(0) : level;
+    }
+    return sb.append('=').append(pgArrayBody(array, delimiter)).toString();
+  }
+
+  private static String pgArrayBody(Value array, char delimiter) {
     StringBuilder sb = new StringBuilder("{");
     boolean first = true;
     for (Value e : array.getArrayValue().getElementsList()) {
       if (!first) {
-        sb.append(',');
+        sb.append(delimiter);
       }
       first = false;
       if (e.hasNullValue()) {
         sb.append("NULL");
       } else if (e.hasArrayValue()) {
-        sb.append(pgArray(e));
+        sb.append(pgArrayBody(e, delimiter));
       } else {
         String text = scalar(e);
         sb.append('"');
