@@ -5,7 +5,6 @@ import dev.sluice.api.ProtocolInfo;
 import dev.sluice.api.TableSpan;
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
-import dev.sluice.api.v1.AckStatus;
 import dev.sluice.api.v1.ControlAck;
 import dev.sluice.api.v1.DataEvent;
 import dev.sluice.api.v1.DispatcherAction;
@@ -27,11 +26,9 @@ import dev.sluice.dispatcher.SnapshotOutcome;
 import dev.sluice.dispatcher.StateChange;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.dispatcher.SubscriptionRejectedException;
-import dev.sluice.dispatcher.SubscriptionStalledException;
 import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SubscriptionStats;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -40,6 +37,7 @@ import org.slf4j.LoggerFactory;
  * One dispatcher on the collector side: applies PROTOCOL.md's receiver rules to the broker messages
  * for its id, turns each into one {@link DispatcherInput}, runs {@link DispatcherTransitions} and
  * executes the effects (requests through the {@link Link}, deliveries into its {@link DeliveryQueue}).
+ * What its listener and the log hear of it (CONNECTING, RETRYING and why, ...) is {@link SubscriptionStatus}'s.
  *
  * <p>Invariants: the local epoch only grows, and is bumped before a RESET is sent; {@code lastSeq} is
  * the seq of the last accepted event of the current epoch (1 after the handshake); an offending batch
@@ -108,14 +106,9 @@ final class DispatcherSession {
   private boolean registeredBefore;
   private boolean dropped;
   private String nextResetReason = "start";
-  // the public view: what onStateChange last said, and the trouble being retried
-  private volatile StateChange status;
+  private final SubscriptionStatus status;
   private Checkpoint startPosition;
   private boolean startResolved;
-  private boolean streamedOnce;
-  private String troubleReason;
-  private ErrorCode troubleCode;
-  private long troubleSinceNanos;   // when it last stopped streaming (or was subscribed); -1 while streaming
   /**
    * Where the snapshot continues: the cursor of the last chunk queued for the listener (the start at first);
    * null when the subscription asked for none, or its snapshot ended. Every REGISTER and RESET asks for it
@@ -143,9 +136,7 @@ final class DispatcherSession {
     this.lastDdlQueuedTs = subscription.startTs();
     this.lastResolvedQueued = subscription.startTs();
     this.snapshotCursor = subscription.snapshot();
-    this.troubleSinceNanos = System.nanoTime();
-    publish(SubscriptionState.CONNECTING, subscription.startFromNow() ? "subscribed from the broker's present"
-        : "subscribed from " + subscription.start(), null);
+    this.status = new SubscriptionStatus(id, changefeedId, subscription, queue);
   }
 
   /** The span, or null while a table name is being resolved. */
@@ -175,7 +166,7 @@ final class DispatcherSession {
 
   /** The latest public state change. */
   StateChange status() {
-    return status;
+    return status.current();
   }
 
   /** The public state. */
@@ -191,9 +182,7 @@ final class DispatcherSession {
     if (state == DispatcherState.STREAMING || state == DispatcherState.REMOVED) {
       return;
     }
-    troubleReason = reason;
-    troubleCode = code;
-    publish(SubscriptionState.RETRYING, reason, code);
+    status.noteTrouble(reason, code);
   }
 
   /**
@@ -203,22 +192,17 @@ final class DispatcherSession {
    * @return whether it failed now
    */
   boolean failIfStalled(long nowNanos, Duration timeout) {
-    if (state == DispatcherState.STREAMING || state == DispatcherState.REMOVED || troubleSinceNanos < 0
-        || nowNanos - troubleSinceNanos <= timeout.toNanos()) {
+    if (state == DispatcherState.STREAMING || state == DispatcherState.REMOVED
+        || !status.troubledLongerThan(nowNanos, timeout)) {
       return false;
     }
-    failStalled(Duration.ofNanos(nowNanos - troubleSinceNanos));
+    failStalled(Duration.ofNanos(nowNanos - status.troubleSinceNanos()));
     return true;
   }
 
   /** Fails with a {@link SubscriptionStalledException} after {@code triedFor} without streaming. */
   void failStalled(Duration triedFor) {
-    ErrorCode code = troubleCode != null && troubleCode.kind() == ErrorCode.Kind.TRANSIENT ? troubleCode
-        : ErrorCode.BROKER_UNREACHABLE;
-    String reason = troubleReason != null ? troubleReason : "no broker started the stream (still "
-        + state.name().toLowerCase() + ")";
-    SluiceException error = new SubscriptionStalledException(code, id, subscription.target(), queue.acknowledged(),
-        triedFor, reason);
+    SluiceException error = status.stalled(triedFor, state);
     if (registeredBefore || state != DispatcherState.REGISTERING) {
       pendingError = error;
       fire(DispatcherInput.LISTENER_FAILED, "retry_timeout", null);
@@ -229,37 +213,7 @@ final class DispatcherSession {
 
   /** How long ago the subscription last streamed (or was subscribed), or -1 while it streams. */
   long troubleSinceNanos() {
-    return troubleSinceNanos;
-  }
-
-  private void publish(SubscriptionState next, String reason, ErrorCode code) {
-    StateChange last = status;
-    if (last != null && last.state() == next && last.reason().equals(reason)) {
-      return;
-    }
-    StateChange change = new StateChange(next, reason, code, Instant.now());
-    status = change;
-    (next == SubscriptionState.RETRYING || next == SubscriptionState.FAILED ? LOG.atWarn() : LOG.atInfo())
-        .addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
-        .addKeyValue("target", subscription.target()).addKeyValue("state", next)
-        .addKeyValue("code", code).log("subscription {}: {}", next, reason);
-    if (next != SubscriptionState.FAILED && next != SubscriptionState.CLOSED) {
-      queue.offer(Delivery.stateChange(change));
-    }
-  }
-
-  /** The trouble an input stands for, or null when it is none (a step on the normal path). */
-  private static String troubleOf(DispatcherInput input, String reason, Transition t) {
-    if (t.next() == DispatcherState.REMOVED || t.next() == DispatcherState.STREAMING) {
-      return null;
-    }
-    return switch (input) {
-      case BROKER_RESTARTED -> "the broker restarted and lost its dispatchers; registering again";
-      case ACK_NOT_FOUND, HEARTBEAT_REMOVED -> "the broker no longer knows this dispatcher; registering again";
-      case ACK_STALE -> "the broker holds a newer epoch; resetting with a higher one";
-      case SEQUENCE_VIOLATION, EVENTS, RESOLVED -> "resetting after a broken sequence (" + reason + ")";
-      default -> null;
-    };
+    return status.troubleSinceNanos();
   }
 
   DispatcherId id() {
@@ -314,8 +268,7 @@ final class DispatcherSession {
   /** The stream ended because of {@code trouble} (a sentence naming the broker). */
   void onStreamLost(String trouble, ErrorCode code) {
     if (state != DispatcherState.REMOVED) {
-      troubleReason = trouble;
-      troubleCode = code;
+      status.recordTrouble(trouble, code);
     }
     fire(DispatcherInput.DISCONNECTED, "disconnected", null);
     noteTrouble(trouble, code);
@@ -352,8 +305,7 @@ final class DispatcherSession {
       return;
     }
     outstandingAction = null;
-    AckStatus status = ack.getStatus();
-    switch (status) {
+    switch (ack.getStatus()) {
       case ACK_STATUS_ACCEPTED -> fire(DispatcherInput.ACK_ACCEPTED, "accepted", null);
       case ACK_STATUS_NOT_FOUND -> fire(DispatcherInput.ACK_NOT_FOUND, "not_found", null);
       case ACK_STATUS_STALE -> {
@@ -367,8 +319,8 @@ final class DispatcherSession {
         if (code.kind() == ErrorCode.Kind.TRANSIENT) {
           LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("code", code).addKeyValue("reason", ack.getReason())
               .log("request rejected transiently; retrying with backoff");
-          troubleReason = code + ": " + (ack.getReason().isEmpty() ? "(no reason given)" : ack.getReason());
-          troubleCode = code;
+          status.recordTrouble(code + ": " + (ack.getReason().isEmpty() ? "(no reason given)" : ack.getReason()),
+              code);
           fire(DispatcherInput.ACK_RETRYABLE, "retryable", null);
         } else {
           pendingError = new SubscriptionRejectedException(code.kind() == ErrorCode.Kind.REJECTED ? code
@@ -404,10 +356,7 @@ final class DispatcherSession {
       lastSeq = 1;
       tableInfo = h.getTableInfo();
       retryAttempt = 0;
-      streamedOnce = true;
-      troubleReason = null;
-      troubleCode = null;
-      troubleSinceNanos = -1;
+      status.streamed();
       streaming.complete(null);
     });
     if (resetWanted && state == DispatcherState.STREAMING) {
@@ -564,14 +513,7 @@ final class DispatcherSession {
       return;
     }
     state = t.next();
-    String trouble = troubleOf(input, reason, t);
-    if (trouble != null) {
-      troubleReason = trouble;
-      troubleCode = null;
-    }
-    if (from == DispatcherState.STREAMING && t.next() != DispatcherState.STREAMING) {
-      troubleSinceNanos = System.nanoTime();
-    }
+    status.noteTransition(from, input, reason, t);
     if (from != t.next()) {
       LOG.atDebug().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
           .addKeyValue("from", from).addKeyValue("to", t.next()).addKeyValue("input", input)
@@ -593,7 +535,7 @@ final class DispatcherSession {
         case NOTIFY_ERROR -> notifyError();
       }
     }
-    publishAfter(from, t);
+    status.publishAfter(from, t, epoch);
     if (t.next() == DispatcherState.REMOVED) {
       if (!t.effects().contains(DispatcherEffect.NOTIFY_ERROR)) {
         queue.stop();
@@ -602,29 +544,6 @@ final class DispatcherSession {
           : new IllegalStateException("dispatcher " + id + " was removed before it streamed"));
       if (!t.effects().contains(DispatcherEffect.SEND_REMOVE)) {
         closed.complete(null);
-      }
-    }
-  }
-
-  /** What the transition means for the public state. */
-  private void publishAfter(DispatcherState from, Transition t) {
-    switch (t.next()) {
-      case STREAMING -> {
-        if (from != DispatcherState.STREAMING) {
-          publish(SubscriptionState.STREAMING, "streaming epoch " + epoch + " from " + queue.acknowledged(), null);
-        }
-      }
-      case REMOVED -> {
-        if (!t.effects().contains(DispatcherEffect.NOTIFY_ERROR)) {
-          publish(SubscriptionState.CLOSED, "closed", null);
-        }
-      }
-      default -> {
-        if (troubleReason != null) {
-          publish(SubscriptionState.RETRYING, troubleReason, troubleCode);
-        } else if (!streamedOnce) {
-          publish(SubscriptionState.CONNECTING, status.reason(), null);
-        }
       }
     }
   }
@@ -693,14 +612,8 @@ final class DispatcherSession {
   }
 
   private void notifyError() {
-    SluiceException error = pendingError != null ? pendingError
-        : SluiceException.of(ErrorCode.INTERNAL, "dispatcher " + id + " failed");
-    StateChange change = new StateChange(SubscriptionState.FAILED, error.getMessage(), error.code(), Instant.now());
-    status = change;
-    LOG.atWarn().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
-        .addKeyValue("target", subscription.target()).addKeyValue("state", SubscriptionState.FAILED)
-        .addKeyValue("code", error.code()).log("subscription FAILED: {}", error.getMessage());
-    queue.fail(error, change);
+    status.fail(pendingError != null ? pendingError
+        : SluiceException.of(ErrorCode.INTERNAL, "dispatcher " + id + " failed"));
   }
 
   private DispatcherRequest request(DispatcherAction action, long requestEpoch, long startTs, ResumeCursor cursor) {
