@@ -109,15 +109,7 @@ final class DispatcherSession {
   private final SubscriptionStatus status;
   private Checkpoint startPosition;
   private boolean startResolved;
-  /**
-   * Where the snapshot continues: the cursor of the last chunk queued for the listener (the start at first);
-   * null when the subscription asked for none, or its snapshot ended. Every REGISTER and RESET asks for it
-   * unless paused.
-   */
-  private volatile SnapshotCursor snapshotCursor;
-  private volatile boolean snapshotPaused;
-  /** What the RESET in flight (or the epoch's) asked for; null: no snapshot. */
-  private SnapshotCursor sentSnapshot;
+  private final WantedSnapshot wantedSnapshot;
   /** A user's change came while a reset was in flight: a new epoch follows its handshake. */
   private boolean resetWanted;
 
@@ -135,7 +127,7 @@ final class DispatcherSession {
     this.queuedPosition = subscription.start();
     this.lastDdlQueuedTs = subscription.startTs();
     this.lastResolvedQueued = subscription.startTs();
-    this.snapshotCursor = subscription.snapshot();
+    this.wantedSnapshot = new WantedSnapshot(subscription.snapshot());
     this.status = new SubscriptionStatus(id, changefeedId, subscription, queue);
   }
 
@@ -361,7 +353,7 @@ final class DispatcherSession {
     });
     if (resetWanted && state == DispatcherState.STREAMING) {
       resetWanted = false;
-      if (!java.util.Objects.equals(sentSnapshot, wantedSnapshot())) {
+      if (wantedSnapshot.changedSinceSent()) {
         fire(DispatcherInput.RESET_REQUESTED, "snapshot_changed", null);
       }
     }
@@ -421,35 +413,31 @@ final class DispatcherSession {
 
   /** Where the snapshot would continue, or null when none is wanted. */
   SnapshotCursor snapshotCursor() {
-    return snapshotCursor;
+    return wantedSnapshot.cursor();
   }
 
   boolean snapshotPaused() {
-    return snapshotPaused;
+    return wantedSnapshot.paused();
   }
 
   /** Stops reading the snapshot; its position is kept for {@link #resumeSnapshot}. */
   void pauseSnapshot() {
-    if (snapshotCursor != null && !snapshotPaused) {
-      snapshotPaused = true;
+    if (wantedSnapshot.pause()) {
       requestReset("snapshot_paused");
     }
   }
 
   void resumeSnapshot() {
-    if (snapshotCursor != null && snapshotPaused) {
-      snapshotPaused = false;
+    if (wantedSnapshot.resume()) {
       requestReset("snapshot_resumed");
     }
   }
 
   /** Ends the snapshot; the listener hears CANCELLED in stream order (READ rows already on their way still come). */
   void cancelSnapshot() {
-    if (snapshotCursor == null) {
+    if (!wantedSnapshot.cancel()) {
       return;
     }
-    snapshotCursor = null;
-    snapshotPaused = false;
     queue.offer(Delivery.snapshotDone(new SnapshotOutcome(SnapshotOutcome.Status.CANCELLED,
         "cancelled by the subscriber", 0, 0), queuedPosition));
     requestReset("snapshot_cancelled");
@@ -457,13 +445,8 @@ final class DispatcherSession {
 
   /** Reads the span's rows again from {@code from}, merged into the changes (a re-snapshot). */
   void snapshot(SnapshotCursor from) {
-    snapshotCursor = from;
-    snapshotPaused = false;
+    wantedSnapshot.restartFrom(from);
     requestReset("snapshot_requested");
-  }
-
-  private SnapshotCursor wantedSnapshot() {
-    return snapshotPaused ? null : snapshotCursor;
   }
 
   /** A new epoch that carries the current snapshot wish: now when streaming, after the handshake when resetting. */
@@ -578,7 +561,7 @@ final class DispatcherSession {
     resumeCommitTs = from.hasCursor() ? from.cursorCommitTs() : 0;
     outstandingAction = DispatcherAction.DISPATCHER_ACTION_RESET;
     outstandingEpoch = epoch;
-    sentSnapshot = wantedSnapshot();
+    wantedSnapshot.markSent();
     resets++;
     link.metrics().reset(changefeedId, reason);
     LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("epoch", epoch).addKeyValue("startTs", from.ts())
@@ -630,9 +613,9 @@ final class DispatcherSession {
       b.setSyncPoint(SyncPointConfig.newBuilder()
           .setIntervalS((int) subscription.syncPointInterval().toSeconds()).setFirstTs(startPosition.ts()));
     }
-    SnapshotCursor snapshot = wantedSnapshot();
-    if (snapshot != null && action != DispatcherAction.DISPATCHER_ACTION_REMOVE) {
-      b.setSnapshot(snapshot.toProto());   // REGISTER asks (and has it checked), the RESET runs it from there
+    SnapshotCursor wanted = wantedSnapshot.toRequest();
+    if (wanted != null && action != DispatcherAction.DISPATCHER_ACTION_REMOVE) {
+      b.setSnapshot(wanted.toProto());   // REGISTER asks (and has it checked), the RESET runs it from there
     }
     return b.build();
   }
@@ -662,8 +645,8 @@ final class DispatcherSession {
           for (TxnAssembler.Part part : assembler.add(d, tableInfo, queuedPosition)) {
             queuedPosition = queuedPosition.max(part.transaction().checkpoint());
             queue.offer(Delivery.transaction(part.transaction(), part.bytes()));
-            if (part.transaction().snapshot() != null && snapshotCursor != null) {
-              snapshotCursor = part.transaction().snapshot().next();   // a later epoch continues after it
+            if (part.transaction().snapshot() != null) {
+              wantedSnapshot.chunkQueued(part.transaction().snapshot());
             }
           }
         }
@@ -701,8 +684,7 @@ final class DispatcherSession {
         }
         case SNAPSHOT_DONE -> {
           SnapshotOutcome outcome = SnapshotOutcome.fromProto(e.getSnapshotDone());
-          if (snapshotCursor != null) {
-            snapshotCursor = null;   // ended: no later epoch asks for it again
+          if (wantedSnapshot.end()) {
             queue.offer(Delivery.snapshotDone(outcome, queuedPosition));
           }
           LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
