@@ -6,21 +6,17 @@ import dev.sluice.api.TableSpan;
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
 import dev.sluice.api.v1.ControlAck;
-import dev.sluice.api.v1.DataEvent;
 import dev.sluice.api.v1.DispatcherAction;
 import dev.sluice.api.v1.DispatcherCredit;
 import dev.sluice.api.v1.DispatcherHeartbeat;
 import dev.sluice.api.v1.DispatcherRequest;
-import dev.sluice.api.v1.DmlBatch;
 import dev.sluice.api.v1.EventBatch;
 import dev.sluice.api.v1.EventFilter;
 import dev.sluice.api.v1.Handshake;
 import dev.sluice.api.v1.Resolved;
 import dev.sluice.api.v1.ResumeCursor;
 import dev.sluice.api.v1.SyncPointConfig;
-import dev.sluice.api.v1.TableInfo;
 import dev.sluice.dispatcher.Checkpoint;
-import dev.sluice.dispatcher.DdlChange;
 import dev.sluice.dispatcher.SnapshotCursor;
 import dev.sluice.dispatcher.SnapshotOutcome;
 import dev.sluice.dispatcher.StateChange;
@@ -34,18 +30,19 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One dispatcher on the collector side: applies PROTOCOL.md's receiver rules to the broker messages
- * for its id, turns each into one {@link DispatcherInput}, runs {@link DispatcherTransitions} and
- * executes the effects (requests through the {@link Link}, deliveries into its {@link DeliveryQueue}).
- * What its listener and the log hear of it (CONNECTING, RETRYING and why, ...) is {@link SubscriptionStatus}'s.
+ * One dispatcher on the collector side: turns each broker message for its id, and each user action, into one
+ * {@link DispatcherInput}, runs {@link DispatcherTransitions} and executes the effects (requests through the
+ * {@link Link}, deliveries into its {@link DeliveryQueue}). Its {@link EpochReceiver} checks and applies the
+ * messages of the live epoch, {@link SubscriptionStatus} says what the listener and the log hear of it, and
+ * {@link WantedSnapshot} holds the snapshot it asks for.
  *
- * <p>Invariants: the local epoch only grows, and is bumped before a RESET is sent; {@code lastSeq} is
- * the seq of the last accepted event of the current epoch (1 after the handshake); an offending batch
- * is discarded whole; nothing at or before the position already queued for the listener is queued
- * again (defensive dedup after a reset or failover, rows of a half-delivered transaction included).
+ * <p>Invariants: an ack answers the last request sent (its action and epoch), once; any other is stale; a PROCEED
+ * timer is dropped once a REGISTER, a REMOVE or a later timer came after it ({@code timerGeneration}). The epoch, seq
+ * and dedup invariants are {@link EpochReceiver}'s.
  *
- * <p>Concurrency: every method runs on the collector's context, except {@link #stats()} and
- * {@link #state()}, which read volatile snapshots.
+ * <p>Concurrency: every method runs on the collector's context, except {@link #stats()}, {@link #state()},
+ * {@link #status()}, {@link #publicState()}, {@link #snapshotCursor()} and {@link #snapshotPaused()}, which
+ * read volatile snapshots.
  */
 final class DispatcherSession {
 
@@ -73,30 +70,12 @@ final class DispatcherSession {
   private TableSpan span;
   private final String changefeedId;
   private final DeliveryQueue queue;
-  private final TxnAssembler assembler;
+  private final EpochReceiver receiver;
   private final Link link;
   final CompletableFuture<Void> streaming = new CompletableFuture<>();
   final CompletableFuture<Void> closed = new CompletableFuture<>();
 
   private volatile DispatcherState state = DispatcherState.REGISTERING;
-  private volatile long epoch;
-  private long lastSeq;
-  private long epochStartTs;
-  private volatile long epochHighTs;
-  private long resumeCommitTs;
-  private long lastEventTs;
-  private long lastDmlTs;
-  private int nextFragmentIndex;
-  private TableInfo tableInfo = TableInfo.getDefaultInstance();
-  private Checkpoint queuedPosition;
-  /** Place of the last DDL queued for the listener: (ts, row seq); the start ts covers all of its ts. */
-  private long lastDdlQueuedTs;
-  private long lastDdlQueuedRowSeq = Long.MAX_VALUE;
-  private volatile long resolvedTs;
-  private long lastResolvedQueued;
-  private long receivedBytesEpoch;
-  private volatile long eventsReceived;
-  private volatile long bytesReceived;
   private volatile long resets;
   private DispatcherAction outstandingAction;
   private long outstandingEpoch;
@@ -120,14 +99,12 @@ final class DispatcherSession {
     this.span = span;
     this.changefeedId = changefeedId;
     this.queue = queue;
-    this.assembler = new TxnAssembler(maxTransactionBytes);
     this.link = link;
     this.startPosition = subscription.start();
     this.startResolved = !subscription.startFromNow();
-    this.queuedPosition = subscription.start();
-    this.lastDdlQueuedTs = subscription.startTs();
-    this.lastResolvedQueued = subscription.startTs();
     this.wantedSnapshot = new WantedSnapshot(subscription.snapshot());
+    this.receiver = new EpochReceiver(id, changefeedId, subscription.start(), queue, maxTransactionBytes,
+        wantedSnapshot, link.metrics());
     this.status = new SubscriptionStatus(id, changefeedId, subscription, queue);
   }
 
@@ -150,10 +127,7 @@ final class DispatcherSession {
   void resolveStart(Checkpoint start) {
     startResolved = true;
     startPosition = start;
-    queuedPosition = start;
-    lastDdlQueuedTs = start.ts();
-    lastResolvedQueued = start.ts();
-    queue.restartAt(start);
+    receiver.restartAt(start);
   }
 
   /** The latest public state change. */
@@ -230,7 +204,7 @@ final class DispatcherSession {
   }
 
   long epoch() {
-    return epoch;
+    return receiver.epoch();
   }
 
   DeliveryQueue queue() {
@@ -238,7 +212,7 @@ final class DispatcherSession {
   }
 
   long resolvedTs() {
-    return resolvedTs;
+    return receiver.resolvedTs();
   }
 
   /** Whether an epoch is live (a RESET sent or streaming): heartbeats and credits are reported. */
@@ -247,8 +221,8 @@ final class DispatcherSession {
   }
 
   SubscriptionStats stats() {
-    return new SubscriptionStats(status.state(), epoch, queue.acknowledged(), queue.deliveredTs(), resolvedTs,
-        queue.queuedBytes(), eventsReceived, bytesReceived, resets);
+    return new SubscriptionStats(status.state(), receiver.epoch(), queue.acknowledged(), queue.deliveredTs(),
+        receiver.resolvedTs(), queue.queuedBytes(), receiver.eventsReceived(), receiver.bytesReceived(), resets);
   }
 
   // ---- inputs from the collector -------------------------------------------------------------
@@ -325,28 +299,17 @@ final class DispatcherSession {
   }
 
   void onHandshake(Handshake h) {
-    String violation = null;
-    if (!isLive() || h.getEpoch() < epoch) {
+    if (!isLive() || receiver.isStale(h.getEpoch())) {
       fire(DispatcherInput.STALE_EPOCH, "stale_handshake", null);
       return;
-    } else if (h.getEpoch() > epoch) {
-      violation = "future_epoch";
-    } else if (state == DispatcherState.STREAMING) {
-      violation = "repeated_handshake";
-    } else if (h.getSeq() != 1) {
-      violation = "handshake_seq";
-    } else if (!h.hasTableInfo()) {
-      violation = "handshake_without_table_info";
-    } else if (h.getStartTs() != epochStartTs) {
-      violation = "handshake_start_ts";
     }
+    String violation = receiver.handshakeViolation(h, state == DispatcherState.STREAMING);
     if (violation != null) {
       fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
       return;
     }
     fire(DispatcherInput.HANDSHAKE, "handshake", () -> {
-      lastSeq = 1;
-      tableInfo = h.getTableInfo();
+      receiver.applyHandshake(h);
       retryAttempt = 0;
       status.streamed();
       streaming.complete(null);
@@ -360,49 +323,35 @@ final class DispatcherSession {
   }
 
   void onEvents(EventBatch batch) {
-    if (!isLive() || batch.getEpoch() < epoch) {
+    if (!isLive() || receiver.isStale(batch.getEpoch())) {
       fire(DispatcherInput.STALE_EPOCH, "stale_events", null);
       return;
     }
-    String violation = batch.getEpoch() > epoch ? "future_epoch"
-        : state == DispatcherState.RESETTING ? "missing_handshake"
-        : ReceiverRules.firstViolation(batch, lastSeq, assembler.openCommitTs(), nextFragmentIndex, lastEventTs,
-            lastDmlTs, resumeCommitTs, link.hasFeature(ProtocolInfo.FEATURE_DDL_IN_TXN));
+    String violation = receiver.eventsViolation(batch, state == DispatcherState.RESETTING,
+        link.hasFeature(ProtocolInfo.FEATURE_DDL_IN_TXN));
     if (violation != null) {
       fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
       return;
     }
-    fire(DispatcherInput.EVENTS, "events", () -> accept(batch));
+    fire(DispatcherInput.EVENTS, "events", () -> receiver.applyEvents(batch));
   }
 
   void onResolved(Resolved r) {
-    if (!isLive() || r.getEpoch() < epoch) {
+    if (!isLive() || receiver.isStale(r.getEpoch())) {
       fire(DispatcherInput.STALE_EPOCH, "stale_resolved", null);
       return;
     }
-    String violation = r.getEpoch() > epoch ? "future_epoch"
-        : state == DispatcherState.RESETTING ? "missing_handshake"
-        : r.getLastSeq() != lastSeq ? "wrong_last_seq"
-        : assembler.openCommitTs() >= 0 ? "resolved_inside_transaction" : null;
+    String violation = receiver.resolvedViolation(r, state == DispatcherState.RESETTING);
     if (violation != null) {
       fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
       return;
     }
-    fire(DispatcherInput.RESOLVED, "resolved", () -> {
-      long ts = r.getTs();
-      epochHighTs = Math.max(epochHighTs, ts);
-      resolvedTs = Math.max(resolvedTs, ts);
-      if (ts > lastResolvedQueued) {
-        lastResolvedQueued = ts;
-        queuedPosition = queuedPosition.max(Checkpoint.at(ts));
-        queue.offer(new Delivery.Resolved(ts));
-      }
-    });
+    fire(DispatcherInput.RESOLVED, "resolved", () -> receiver.applyResolved(r));
   }
 
   /** The broker listed this dispatcher as REMOVED for {@code statusEpoch}. */
   void onHeartbeatRemoved(long statusEpoch) {
-    if (isLive() && statusEpoch == epoch) {
+    if (isLive() && statusEpoch == receiver.epoch()) {
       fire(DispatcherInput.HEARTBEAT_REMOVED, "heartbeat_removed", null);
     } else {
       fire(DispatcherInput.STALE_EPOCH, "stale_status", null);
@@ -439,7 +388,7 @@ final class DispatcherSession {
       return;
     }
     queue.offer(Delivery.snapshotDone(new SnapshotOutcome(SnapshotOutcome.Status.CANCELLED,
-        "cancelled by the subscriber", 0, 0), queuedPosition));
+        "cancelled by the subscriber", 0, 0), receiver.queuedPosition()));
     requestReset("snapshot_cancelled");
   }
 
@@ -467,24 +416,16 @@ final class DispatcherSession {
 
   /** This dispatcher's heartbeat; the checkpoint is clamped to what the current epoch delivered. */
   DispatcherHeartbeat heartbeat() {
-    Checkpoint acked = queue.acknowledged();
-    Checkpoint reported = acked.ts() > epochHighTs ? Checkpoint.at(epochHighTs) : acked;
-    DispatcherHeartbeat.Builder b = DispatcherHeartbeat.newBuilder().setDispatcherId(id.toProto())
-        .setEpoch(epoch).setCheckpointTs(reported.ts());
-    if (reported.hasCursor()) {
-      b.setCursor(ResumeCursor.newBuilder().setCommitTs(reported.cursorCommitTs()).setNextRowSeq(reported.nextRowSeq()));
-    }
-    return b.build();
+    return receiver.heartbeat();
   }
 
   DispatcherCredit credit() {
-    return DispatcherCredit.newBuilder().setDispatcherId(id.toProto()).setEpoch(epoch)
-        .setAvailableBytes(queue.freeBytes(assembler.bufferedBytes())).setReceivedBytes(receivedBytesEpoch).build();
+    return receiver.credit();
   }
 
   /** Bytes held for the listener (queued plus a half-assembled transaction). */
   long heldBytes() {
-    return queue.queuedBytes() + assembler.bufferedBytes();
+    return receiver.heldBytes();
   }
 
   // ---- the state machine ---------------------------------------------------------------------
@@ -500,7 +441,7 @@ final class DispatcherSession {
     if (from != t.next()) {
       LOG.atDebug().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
           .addKeyValue("from", from).addKeyValue("to", t.next()).addKeyValue("input", input)
-          .addKeyValue("reason", reason).addKeyValue("epoch", epoch).log("dispatcher transition");
+          .addKeyValue("reason", reason).addKeyValue("epoch", receiver.epoch()).log("dispatcher transition");
       link.metrics().stateChanged(from, t.next());
     }
     for (DispatcherEffect effect : t.effects()) {
@@ -518,7 +459,7 @@ final class DispatcherSession {
         case NOTIFY_ERROR -> notifyError();
       }
     }
-    status.publishAfter(from, t, epoch);
+    status.publishAfter(from, t, receiver.epoch());
     if (t.next() == DispatcherState.REMOVED) {
       if (!t.effects().contains(DispatcherEffect.NOTIFY_ERROR)) {
         queue.stop();
@@ -537,8 +478,7 @@ final class DispatcherSession {
     }
     registeredBefore = true;
     timerGeneration++;
-    lastSeq = 0;
-    assembler.clear();
+    receiver.abandonEpoch();
     Checkpoint from = queue.acknowledged();
     outstandingAction = DispatcherAction.DISPATCHER_ACTION_REGISTER;
     outstandingEpoch = 0;
@@ -548,17 +488,9 @@ final class DispatcherSession {
   private void sendReset(String input) {
     String reason = "start".equals(input) ? nextResetReason : input;
     nextResetReason = "start";
-    epoch = Math.addExact(epoch, 1);          // bump first: anything of the old epoch is stale from now on
-    lastSeq = 0;
-    assembler.clear();
-    receivedBytesEpoch = 0;
-    Checkpoint from = queue.acknowledged();
-    epochStartTs = from.ts();
-    epochHighTs = from.ts();
-    lastEventTs = from.ts();
-    lastDmlTs = from.ts();
+    Checkpoint from = receiver.startEpoch();   // the epoch is bumped first
+    long epoch = receiver.epoch();
     boolean cursor = from.hasCursor() && link.hasFeature(ProtocolInfo.FEATURE_RESUME_CURSOR);
-    resumeCommitTs = from.hasCursor() ? from.cursorCommitTs() : 0;
     outstandingAction = DispatcherAction.DISPATCHER_ACTION_RESET;
     outstandingEpoch = epoch;
     wantedSnapshot.markSent();
@@ -572,6 +504,7 @@ final class DispatcherSession {
   }
 
   private void sendRemove() {
+    long epoch = receiver.epoch();
     timerGeneration++;
     outstandingAction = DispatcherAction.DISPATCHER_ACTION_REMOVE;
     outstandingEpoch = epoch;
@@ -618,81 +551,5 @@ final class DispatcherSession {
       b.setSnapshot(wanted.toProto());   // REGISTER asks (and has it checked), the RESET runs it from there
     }
     return b.build();
-  }
-
-  // ---- receiver rules ------------------------------------------------------------------------
-
-  /** Applies a validated batch: updates the epoch position and queues what the listener has not seen. */
-  private void accept(EventBatch batch) {
-    CollectorMetrics metrics = link.metrics();
-    for (DataEvent e : batch.getEventsList()) {
-      int bytes = e.getSerializedSize();
-      receivedBytesEpoch += bytes;
-      bytesReceived += bytes;
-      eventsReceived++;
-      metrics.received(changefeedId, bytes);
-      lastSeq = e.getSeq();
-      switch (e.getPayloadCase()) {
-        case DML -> {
-          DmlBatch d = e.getDml();
-          lastEventTs = d.getCommitTs();
-          epochHighTs = Math.max(epochHighTs, d.getCommitTs());
-          if (d.getLastFragment()) {
-            lastDmlTs = d.getCommitTs();
-          } else {
-            nextFragmentIndex = d.getFragmentIndex() + 1;
-          }
-          for (TxnAssembler.Part part : assembler.add(d, tableInfo, queuedPosition)) {
-            queuedPosition = queuedPosition.max(part.transaction().checkpoint());
-            queue.offer(Delivery.transaction(part.transaction(), part.bytes()));
-            if (part.transaction().snapshot() != null) {
-              wantedSnapshot.chunkQueued(part.transaction().snapshot());
-            }
-          }
-        }
-        case DDL -> {
-          var ddl = e.getDdl();
-          lastEventTs = ddl.getCommitTs();
-          epochHighTs = Math.max(epochHighTs, ddl.getCommitTs());
-          if (assembler.openCommitTs() == ddl.getCommitTs()) {
-            // inside its transaction: the rows before it go first, as their own part
-            for (TxnAssembler.Part part : assembler.partBeforeDdl()) {
-              queuedPosition = queuedPosition.max(part.transaction().checkpoint());
-              queue.offer(Delivery.transaction(part.transaction(), part.bytes()));
-            }
-          }
-          TableInfo before = tableInfo;
-          tableInfo = ddl.getTableInfoAfter();
-          DdlChange change = new DdlChange(ddl.getCommitTs(), ddl.getDdlType(), ddl.getQuery(), ddl.getDialect(),
-              before, ddl.getTableInfoAfter(), ddl.getRowSeq(), ddl.getVolatileDefaultColumnsList());
-          boolean later = ddl.getCommitTs() > lastDdlQueuedTs
-              || (ddl.getCommitTs() == lastDdlQueuedTs && ddl.getRowSeq() > lastDdlQueuedRowSeq);
-          if (later && !queuedPosition.covers(ddl.getCommitTs(), ddl.getRowSeq())) {
-            lastDdlQueuedTs = ddl.getCommitTs();
-            lastDdlQueuedRowSeq = ddl.getRowSeq();
-            queuedPosition = queuedPosition.max(change.position());
-            queue.offer(Delivery.ddl(change, bytes));
-          }
-        }
-        case SYNC_POINT -> {
-          long ts = e.getSyncPoint().getTs();
-          lastEventTs = ts;
-          epochHighTs = Math.max(epochHighTs, ts);
-          if (ts > queuedPosition.ts()) {
-            queue.offer(Delivery.syncPoint(ts));
-          }
-        }
-        case SNAPSHOT_DONE -> {
-          SnapshotOutcome outcome = SnapshotOutcome.fromProto(e.getSnapshotDone());
-          if (wantedSnapshot.end()) {
-            queue.offer(Delivery.snapshotDone(outcome, queuedPosition));
-          }
-          LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
-              .addKeyValue("status", outcome.status()).addKeyValue("rows", outcome.rowsRead())
-              .addKeyValue("chunks", outcome.chunks()).log("snapshot ended: " + outcome.reason());
-        }
-        case PAYLOAD_NOT_SET -> { }
-      }
-    }
   }
 }
