@@ -6,16 +6,12 @@ import dev.sluice.api.TableSpan;
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
 import dev.sluice.api.v1.ControlAck;
-import dev.sluice.api.v1.DispatcherAction;
 import dev.sluice.api.v1.DispatcherCredit;
 import dev.sluice.api.v1.DispatcherHeartbeat;
 import dev.sluice.api.v1.DispatcherRequest;
 import dev.sluice.api.v1.EventBatch;
-import dev.sluice.api.v1.EventFilter;
 import dev.sluice.api.v1.Handshake;
 import dev.sluice.api.v1.Resolved;
-import dev.sluice.api.v1.ResumeCursor;
-import dev.sluice.api.v1.SyncPointConfig;
 import dev.sluice.dispatcher.Checkpoint;
 import dev.sluice.dispatcher.SnapshotCursor;
 import dev.sluice.dispatcher.SnapshotOutcome;
@@ -31,14 +27,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * One dispatcher on the collector side: turns each broker message for its id, and each user action, into one
- * {@link DispatcherInput}, runs {@link DispatcherTransitions} and executes the effects (requests through the
- * {@link Link}, deliveries into its {@link DeliveryQueue}). Its {@link EpochReceiver} checks and applies the
- * messages of the live epoch, {@link SubscriptionStatus} says what the listener and the log hear of it, and
+ * {@link DispatcherInput}, runs {@link DispatcherTransitions} and executes the effects. Its
+ * {@link EpochReceiver} checks and applies the messages of the live epoch (deliveries into its
+ * {@link DeliveryQueue}), {@link DispatcherRequests} sends its REGISTER, RESET and REMOVE through the
+ * {@link Link}, {@link SubscriptionStatus} says what the listener and the log hear of it, and
  * {@link WantedSnapshot} holds the snapshot it asks for.
  *
- * <p>Invariants: an ack answers the last request sent (its action and epoch), once; any other is stale; a PROCEED
- * timer is dropped once a REGISTER, a REMOVE or a later timer came after it ({@code timerGeneration}). The epoch, seq
- * and dedup invariants are {@link EpochReceiver}'s.
+ * <p>Invariants: a scheduled PROCEED is dropped once a REGISTER, a REMOVE or a later timer came after it
+ * ({@code timerGeneration}); the ack invariant is {@link DispatcherRequests}', the epoch, seq and dedup ones
+ * {@link EpochReceiver}'s.
  *
  * <p>Concurrency: every method runs on the collector's context, except {@link #stats()}, {@link #state()},
  * {@link #status()}, {@link #publicState()}, {@link #snapshotCursor()} and {@link #snapshotPaused()}, which
@@ -67,27 +64,20 @@ final class DispatcherSession {
 
   private final DispatcherId id;
   private final Subscription subscription;
-  private TableSpan span;
   private final String changefeedId;
   private final DeliveryQueue queue;
   private final EpochReceiver receiver;
+  private final DispatcherRequests requests;
   private final Link link;
   final CompletableFuture<Void> streaming = new CompletableFuture<>();
   final CompletableFuture<Void> closed = new CompletableFuture<>();
 
   private volatile DispatcherState state = DispatcherState.REGISTERING;
-  private volatile long resets;
-  private DispatcherAction outstandingAction;
-  private long outstandingEpoch;
   private long timerGeneration;
   private int retryAttempt;
   private SluiceException pendingError;
-  private boolean registeredBefore;
   private boolean dropped;
-  private String nextResetReason = "start";
   private final SubscriptionStatus status;
-  private Checkpoint startPosition;
-  private boolean startResolved;
   private final WantedSnapshot wantedSnapshot;
   /** A user's change came while a reset was in flight: a new epoch follows its handshake. */
   private boolean resetWanted;
@@ -96,13 +86,11 @@ final class DispatcherSession {
       DeliveryQueue queue, long maxTransactionBytes, Link link) {
     this.id = id;
     this.subscription = subscription;
-    this.span = span;
     this.changefeedId = changefeedId;
     this.queue = queue;
     this.link = link;
-    this.startPosition = subscription.start();
-    this.startResolved = !subscription.startFromNow();
     this.wantedSnapshot = new WantedSnapshot(subscription.snapshot());
+    this.requests = new DispatcherRequests(id, changefeedId, subscription, span, wantedSnapshot, link);
     this.receiver = new EpochReceiver(id, changefeedId, subscription.start(), queue, maxTransactionBytes,
         wantedSnapshot, link.metrics());
     this.status = new SubscriptionStatus(id, changefeedId, subscription, queue);
@@ -110,23 +98,22 @@ final class DispatcherSession {
 
   /** The span, or null while a table name is being resolved. */
   TableSpan span() {
-    return span;
+    return requests.span();
   }
 
   /** Whether the start position is known (always, unless "from now" is still being resolved). */
   boolean startResolved() {
-    return startResolved;
+    return requests.startResolved();
   }
 
   /** The start ts (0 while "from now" is being resolved). */
   long startTs() {
-    return startPosition.ts();
+    return requests.startTs();
   }
 
   /** Sets the start position once "from now" was resolved (before the first REGISTER). */
   void resolveStart(Checkpoint start) {
-    startResolved = true;
-    startPosition = start;
+    requests.resolveStart(start);
     receiver.restartAt(start);
   }
 
@@ -169,7 +156,7 @@ final class DispatcherSession {
   /** Fails with a {@link SubscriptionStalledException} after {@code triedFor} without streaming. */
   void failStalled(Duration triedFor) {
     SluiceException error = status.stalled(triedFor, state);
-    if (registeredBefore || state != DispatcherState.REGISTERING) {
+    if (requests.registeredBefore() || state != DispatcherState.REGISTERING) {
       pendingError = error;
       fire(DispatcherInput.LISTENER_FAILED, "retry_timeout", null);
     } else {
@@ -192,7 +179,7 @@ final class DispatcherSession {
 
   /** Sets the span once a table name was resolved (before the first REGISTER). */
   void resolveSpan(TableSpan resolved) {
-    this.span = resolved;
+    requests.resolveSpan(resolved);
   }
 
   String changefeedId() {
@@ -222,7 +209,8 @@ final class DispatcherSession {
 
   SubscriptionStats stats() {
     return new SubscriptionStats(status.state(), receiver.epoch(), queue.acknowledged(), queue.deliveredTs(),
-        receiver.resolvedTs(), queue.queuedBytes(), receiver.eventsReceived(), receiver.bytesReceived(), resets);
+        receiver.resolvedTs(), queue.queuedBytes(), receiver.eventsReceived(), receiver.bytesReceived(),
+        requests.resets());
   }
 
   // ---- inputs from the collector -------------------------------------------------------------
@@ -266,11 +254,11 @@ final class DispatcherSession {
   }
 
   void onAck(ControlAck ack) {
-    if (ack.getAction() != outstandingAction || ack.getEpoch() != outstandingEpoch) {
+    if (!requests.isAnsweredBy(ack)) {
       fire(DispatcherInput.STALE_EPOCH, "stale_ack", null);
       return;
     }
-    outstandingAction = null;
+    requests.answered();
     switch (ack.getStatus()) {
       case ACK_STATUS_ACCEPTED -> fire(DispatcherInput.ACK_ACCEPTED, "accepted", null);
       case ACK_STATUS_NOT_FOUND -> fire(DispatcherInput.ACK_NOT_FOUND, "not_found", null);
@@ -473,42 +461,19 @@ final class DispatcherSession {
   }
 
   private void sendRegister(String reason) {
-    if (registeredBefore && !"proceed".equals(reason) && !"start".equals(reason)) {
-      nextResetReason = reason;   // the RESET after this re-registration is counted under its cause
-    }
-    registeredBefore = true;
     timerGeneration++;
     receiver.abandonEpoch();
-    Checkpoint from = queue.acknowledged();
-    outstandingAction = DispatcherAction.DISPATCHER_ACTION_REGISTER;
-    outstandingEpoch = 0;
-    link.send(request(DispatcherAction.DISPATCHER_ACTION_REGISTER, 0, from.ts(), null));
+    requests.sendRegister(reason, queue.acknowledged().ts());
   }
 
   private void sendReset(String input) {
-    String reason = "start".equals(input) ? nextResetReason : input;
-    nextResetReason = "start";
     Checkpoint from = receiver.startEpoch();   // the epoch is bumped first
-    long epoch = receiver.epoch();
-    boolean cursor = from.hasCursor() && link.hasFeature(ProtocolInfo.FEATURE_RESUME_CURSOR);
-    outstandingAction = DispatcherAction.DISPATCHER_ACTION_RESET;
-    outstandingEpoch = epoch;
-    wantedSnapshot.markSent();
-    resets++;
-    link.metrics().reset(changefeedId, reason);
-    LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("epoch", epoch).addKeyValue("startTs", from.ts())
-        .addKeyValue("reason", reason).log("sending RESET");
-    link.send(request(DispatcherAction.DISPATCHER_ACTION_RESET, epoch, from.ts(),
-        cursor ? ResumeCursor.newBuilder().setCommitTs(from.cursorCommitTs()).setNextRowSeq(from.nextRowSeq()).build()
-            : null));
+    requests.sendReset(input, receiver.epoch(), from);
   }
 
   private void sendRemove() {
-    long epoch = receiver.epoch();
     timerGeneration++;
-    outstandingAction = DispatcherAction.DISPATCHER_ACTION_REMOVE;
-    outstandingEpoch = epoch;
-    if (!link.send(request(DispatcherAction.DISPATCHER_ACTION_REMOVE, epoch, queue.acknowledged().ts(), null))) {
+    if (!requests.sendRemove(receiver.epoch(), queue.acknowledged().ts())) {
       closed.complete(null);
     }
   }
@@ -530,26 +495,5 @@ final class DispatcherSession {
   private void notifyError() {
     status.fail(pendingError != null ? pendingError
         : SluiceException.of(ErrorCode.INTERNAL, "dispatcher " + id + " failed"));
-  }
-
-  private DispatcherRequest request(DispatcherAction action, long requestEpoch, long startTs, ResumeCursor cursor) {
-    DispatcherRequest.Builder b = DispatcherRequest.newBuilder().setDispatcherId(id.toProto())
-        .setChangefeedId(changefeedId).setSpan(span.toProto()).setAction(action).setEpoch(requestEpoch)
-        .setStartTs(startTs);
-    if (cursor != null) {
-      b.setResumeCursor(cursor);
-    }
-    if (!subscription.ignoredOps().isEmpty()) {
-      b.setFilter(EventFilter.newBuilder().addAllIgnoreOps(subscription.ignoredOps()));
-    }
-    if (subscription.syncPointInterval() != null) {
-      b.setSyncPoint(SyncPointConfig.newBuilder()
-          .setIntervalS((int) subscription.syncPointInterval().toSeconds()).setFirstTs(startPosition.ts()));
-    }
-    SnapshotCursor wanted = wantedSnapshot.toRequest();
-    if (wanted != null && action != DispatcherAction.DISPATCHER_ACTION_REMOVE) {
-      b.setSnapshot(wanted.toProto());   // REGISTER asks (and has it checked), the RESET runs it from there
-    }
-    return b.build();
   }
 }
