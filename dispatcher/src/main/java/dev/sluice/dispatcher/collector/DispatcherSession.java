@@ -153,7 +153,7 @@ final class DispatcherSession {
     return true;
   }
 
-  /** Fails with a {@link SubscriptionStalledException} after {@code triedFor} without streaming. */
+  /** Fails with a {@link dev.sluice.dispatcher.SubscriptionStalledException} after {@code triedFor} without streaming. */
   void failStalled(Duration triedFor) {
     SluiceException error = status.stalled(triedFor, state);
     if (requests.registeredBefore() || state != DispatcherState.REGISTERING) {
