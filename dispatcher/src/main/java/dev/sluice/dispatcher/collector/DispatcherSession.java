@@ -5,49 +5,41 @@ import dev.sluice.api.ProtocolInfo;
 import dev.sluice.api.TableSpan;
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
-import dev.sluice.api.v1.AckStatus;
 import dev.sluice.api.v1.ControlAck;
-import dev.sluice.api.v1.DataEvent;
-import dev.sluice.api.v1.DispatcherAction;
 import dev.sluice.api.v1.DispatcherCredit;
 import dev.sluice.api.v1.DispatcherHeartbeat;
 import dev.sluice.api.v1.DispatcherRequest;
-import dev.sluice.api.v1.DmlBatch;
 import dev.sluice.api.v1.EventBatch;
-import dev.sluice.api.v1.EventFilter;
 import dev.sluice.api.v1.Handshake;
 import dev.sluice.api.v1.Resolved;
-import dev.sluice.api.v1.ResumeCursor;
-import dev.sluice.api.v1.SyncPointConfig;
-import dev.sluice.api.v1.TableInfo;
 import dev.sluice.dispatcher.Checkpoint;
-import dev.sluice.dispatcher.DdlChange;
 import dev.sluice.dispatcher.SnapshotCursor;
 import dev.sluice.dispatcher.SnapshotOutcome;
 import dev.sluice.dispatcher.StateChange;
 import dev.sluice.dispatcher.Subscription;
 import dev.sluice.dispatcher.SubscriptionRejectedException;
-import dev.sluice.dispatcher.SubscriptionStalledException;
 import dev.sluice.dispatcher.SubscriptionState;
 import dev.sluice.dispatcher.SubscriptionStats;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * One dispatcher on the collector side: applies PROTOCOL.md's receiver rules to the broker messages
- * for its id, turns each into one {@link DispatcherInput}, runs {@link DispatcherTransitions} and
- * executes the effects (requests through the {@link Link}, deliveries into its {@link DeliveryQueue}).
+ * One dispatcher on the collector side: turns each broker message for its id, and each user action, into one
+ * {@link DispatcherInput}, runs {@link DispatcherTransitions} and executes the effects. Its
+ * {@link EpochReceiver} checks and applies the messages of the live epoch (deliveries into its
+ * {@link DeliveryQueue}), {@link DispatcherRequests} sends its REGISTER, RESET and REMOVE through the
+ * {@link Link}, {@link SubscriptionStatus} says what the listener and the log hear of it, and
+ * {@link WantedSnapshot} holds the snapshot it asks for.
  *
- * <p>Invariants: the local epoch only grows, and is bumped before a RESET is sent; {@code lastSeq} is
- * the seq of the last accepted event of the current epoch (1 after the handshake); an offending batch
- * is discarded whole; nothing at or before the position already queued for the listener is queued
- * again (defensive dedup after a reset or failover, rows of a half-delivered transaction included).
+ * <p>Invariants: a scheduled PROCEED is dropped once a REGISTER, a REMOVE or a later timer came after it
+ * ({@code timerGeneration}); the ack invariant is {@link DispatcherRequests}', the epoch, seq and dedup ones
+ * {@link EpochReceiver}'s.
  *
- * <p>Concurrency: every method runs on the collector's context, except {@link #stats()} and
- * {@link #state()}, which read volatile snapshots.
+ * <p>Concurrency: every method runs on the collector's context, except {@link #stats()}, {@link #state()},
+ * {@link #status()}, {@link #publicState()}, {@link #snapshotCursor()} and {@link #snapshotPaused()}, which
+ * read volatile snapshots.
  */
 final class DispatcherSession {
 
@@ -72,59 +64,21 @@ final class DispatcherSession {
 
   private final DispatcherId id;
   private final Subscription subscription;
-  private TableSpan span;
   private final String changefeedId;
   private final DeliveryQueue queue;
-  private final TxnAssembler assembler;
+  private final EpochReceiver receiver;
+  private final DispatcherRequests requests;
   private final Link link;
   final CompletableFuture<Void> streaming = new CompletableFuture<>();
   final CompletableFuture<Void> closed = new CompletableFuture<>();
 
   private volatile DispatcherState state = DispatcherState.REGISTERING;
-  private volatile long epoch;
-  private long lastSeq;
-  private long epochStartTs;
-  private volatile long epochHighTs;
-  private long resumeCommitTs;
-  private long lastEventTs;
-  private long lastDmlTs;
-  private int nextFragmentIndex;
-  private TableInfo tableInfo = TableInfo.getDefaultInstance();
-  private Checkpoint queuedPosition;
-  /** Place of the last DDL queued for the listener: (ts, row seq); the start ts covers all of its ts. */
-  private long lastDdlQueuedTs;
-  private long lastDdlQueuedRowSeq = Long.MAX_VALUE;
-  private volatile long resolvedTs;
-  private long lastResolvedQueued;
-  private long receivedBytesEpoch;
-  private volatile long eventsReceived;
-  private volatile long bytesReceived;
-  private volatile long resets;
-  private DispatcherAction outstandingAction;
-  private long outstandingEpoch;
   private long timerGeneration;
   private int retryAttempt;
   private SluiceException pendingError;
-  private boolean registeredBefore;
   private boolean dropped;
-  private String nextResetReason = "start";
-  // the public view: what onStateChange last said, and the trouble being retried
-  private volatile StateChange status;
-  private Checkpoint startPosition;
-  private boolean startResolved;
-  private boolean streamedOnce;
-  private String troubleReason;
-  private ErrorCode troubleCode;
-  private long troubleSinceNanos;   // when it last stopped streaming (or was subscribed); -1 while streaming
-  /**
-   * Where the snapshot continues: the cursor of the last chunk queued for the listener (the start at first);
-   * null when the subscription asked for none, or its snapshot ended. Every REGISTER and RESET asks for it
-   * unless paused.
-   */
-  private volatile SnapshotCursor snapshotCursor;
-  private volatile boolean snapshotPaused;
-  /** What the RESET in flight (or the epoch's) asked for; null: no snapshot. */
-  private SnapshotCursor sentSnapshot;
+  private final SubscriptionStatus status;
+  private final WantedSnapshot wantedSnapshot;
   /** A user's change came while a reset was in flight: a new epoch follows its handshake. */
   private boolean resetWanted;
 
@@ -132,50 +86,40 @@ final class DispatcherSession {
       DeliveryQueue queue, long maxTransactionBytes, Link link) {
     this.id = id;
     this.subscription = subscription;
-    this.span = span;
     this.changefeedId = changefeedId;
     this.queue = queue;
-    this.assembler = new TxnAssembler(maxTransactionBytes);
     this.link = link;
-    this.startPosition = subscription.start();
-    this.startResolved = !subscription.startFromNow();
-    this.queuedPosition = subscription.start();
-    this.lastDdlQueuedTs = subscription.startTs();
-    this.lastResolvedQueued = subscription.startTs();
-    this.snapshotCursor = subscription.snapshot();
-    this.troubleSinceNanos = System.nanoTime();
-    publish(SubscriptionState.CONNECTING, subscription.startFromNow() ? "subscribed from the broker's present"
-        : "subscribed from " + subscription.start(), null);
+    this.wantedSnapshot = new WantedSnapshot(subscription.snapshot());
+    this.requests = new DispatcherRequests(id, changefeedId, subscription, span, wantedSnapshot, link);
+    this.receiver = new EpochReceiver(id, changefeedId, subscription.start(), queue, maxTransactionBytes,
+        wantedSnapshot, link.metrics());
+    this.status = new SubscriptionStatus(id, changefeedId, subscription, queue);
   }
 
   /** The span, or null while a table name is being resolved. */
   TableSpan span() {
-    return span;
+    return requests.span();
   }
 
   /** Whether the start position is known (always, unless "from now" is still being resolved). */
   boolean startResolved() {
-    return startResolved;
+    return requests.startResolved();
   }
 
   /** The start ts (0 while "from now" is being resolved). */
   long startTs() {
-    return startPosition.ts();
+    return requests.startTs();
   }
 
   /** Sets the start position once "from now" was resolved (before the first REGISTER). */
   void resolveStart(Checkpoint start) {
-    startResolved = true;
-    startPosition = start;
-    queuedPosition = start;
-    lastDdlQueuedTs = start.ts();
-    lastResolvedQueued = start.ts();
-    queue.restartAt(start);
+    requests.resolveStart(start);
+    receiver.restartAt(start);
   }
 
   /** The latest public state change. */
   StateChange status() {
-    return status;
+    return status.current();
   }
 
   /** The public state. */
@@ -191,9 +135,7 @@ final class DispatcherSession {
     if (state == DispatcherState.STREAMING || state == DispatcherState.REMOVED) {
       return;
     }
-    troubleReason = reason;
-    troubleCode = code;
-    publish(SubscriptionState.RETRYING, reason, code);
+    status.noteTrouble(reason, code);
   }
 
   /**
@@ -203,23 +145,18 @@ final class DispatcherSession {
    * @return whether it failed now
    */
   boolean failIfStalled(long nowNanos, Duration timeout) {
-    if (state == DispatcherState.STREAMING || state == DispatcherState.REMOVED || troubleSinceNanos < 0
-        || nowNanos - troubleSinceNanos <= timeout.toNanos()) {
+    if (state == DispatcherState.STREAMING || state == DispatcherState.REMOVED
+        || !status.troubledLongerThan(nowNanos, timeout)) {
       return false;
     }
-    failStalled(Duration.ofNanos(nowNanos - troubleSinceNanos));
+    failStalled(Duration.ofNanos(nowNanos - status.troubleSinceNanos()));
     return true;
   }
 
-  /** Fails with a {@link SubscriptionStalledException} after {@code triedFor} without streaming. */
+  /** Fails with a {@link dev.sluice.dispatcher.SubscriptionStalledException} after {@code triedFor} without streaming. */
   void failStalled(Duration triedFor) {
-    ErrorCode code = troubleCode != null && troubleCode.kind() == ErrorCode.Kind.TRANSIENT ? troubleCode
-        : ErrorCode.BROKER_UNREACHABLE;
-    String reason = troubleReason != null ? troubleReason : "no broker started the stream (still "
-        + state.name().toLowerCase() + ")";
-    SluiceException error = new SubscriptionStalledException(code, id, subscription.target(), queue.acknowledged(),
-        triedFor, reason);
-    if (registeredBefore || state != DispatcherState.REGISTERING) {
+    SluiceException error = status.stalled(triedFor, state);
+    if (requests.registeredBefore() || state != DispatcherState.REGISTERING) {
       pendingError = error;
       fire(DispatcherInput.LISTENER_FAILED, "retry_timeout", null);
     } else {
@@ -229,37 +166,7 @@ final class DispatcherSession {
 
   /** How long ago the subscription last streamed (or was subscribed), or -1 while it streams. */
   long troubleSinceNanos() {
-    return troubleSinceNanos;
-  }
-
-  private void publish(SubscriptionState next, String reason, ErrorCode code) {
-    StateChange last = status;
-    if (last != null && last.state() == next && last.reason().equals(reason)) {
-      return;
-    }
-    StateChange change = new StateChange(next, reason, code, Instant.now());
-    status = change;
-    (next == SubscriptionState.RETRYING || next == SubscriptionState.FAILED ? LOG.atWarn() : LOG.atInfo())
-        .addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
-        .addKeyValue("target", subscription.target()).addKeyValue("state", next)
-        .addKeyValue("code", code).log("subscription {}: {}", next, reason);
-    if (next != SubscriptionState.FAILED && next != SubscriptionState.CLOSED) {
-      queue.offer(Delivery.stateChange(change));
-    }
-  }
-
-  /** The trouble an input stands for, or null when it is none (a step on the normal path). */
-  private static String troubleOf(DispatcherInput input, String reason, Transition t) {
-    if (t.next() == DispatcherState.REMOVED || t.next() == DispatcherState.STREAMING) {
-      return null;
-    }
-    return switch (input) {
-      case BROKER_RESTARTED -> "the broker restarted and lost its dispatchers; registering again";
-      case ACK_NOT_FOUND, HEARTBEAT_REMOVED -> "the broker no longer knows this dispatcher; registering again";
-      case ACK_STALE -> "the broker holds a newer epoch; resetting with a higher one";
-      case SEQUENCE_VIOLATION, EVENTS, RESOLVED -> "resetting after a broken sequence (" + reason + ")";
-      default -> null;
-    };
+    return status.troubleSinceNanos();
   }
 
   DispatcherId id() {
@@ -272,7 +179,7 @@ final class DispatcherSession {
 
   /** Sets the span once a table name was resolved (before the first REGISTER). */
   void resolveSpan(TableSpan resolved) {
-    this.span = resolved;
+    requests.resolveSpan(resolved);
   }
 
   String changefeedId() {
@@ -284,7 +191,7 @@ final class DispatcherSession {
   }
 
   long epoch() {
-    return epoch;
+    return receiver.epoch();
   }
 
   DeliveryQueue queue() {
@@ -292,7 +199,7 @@ final class DispatcherSession {
   }
 
   long resolvedTs() {
-    return resolvedTs;
+    return receiver.resolvedTs();
   }
 
   /** Whether an epoch is live (a RESET sent or streaming): heartbeats and credits are reported. */
@@ -301,8 +208,9 @@ final class DispatcherSession {
   }
 
   SubscriptionStats stats() {
-    return new SubscriptionStats(status.state(), epoch, queue.acknowledged(), queue.deliveredTs(), resolvedTs,
-        queue.queuedBytes(), eventsReceived, bytesReceived, resets);
+    return new SubscriptionStats(status.state(), receiver.epoch(), queue.acknowledged(), queue.deliveredTs(),
+        receiver.resolvedTs(), queue.queuedBytes(), receiver.eventsReceived(), receiver.bytesReceived(),
+        requests.resets());
   }
 
   // ---- inputs from the collector -------------------------------------------------------------
@@ -314,8 +222,7 @@ final class DispatcherSession {
   /** The stream ended because of {@code trouble} (a sentence naming the broker). */
   void onStreamLost(String trouble, ErrorCode code) {
     if (state != DispatcherState.REMOVED) {
-      troubleReason = trouble;
-      troubleCode = code;
+      status.recordTrouble(trouble, code);
     }
     fire(DispatcherInput.DISCONNECTED, "disconnected", null);
     noteTrouble(trouble, code);
@@ -347,13 +254,12 @@ final class DispatcherSession {
   }
 
   void onAck(ControlAck ack) {
-    if (ack.getAction() != outstandingAction || ack.getEpoch() != outstandingEpoch) {
+    if (!requests.isAnsweredBy(ack)) {
       fire(DispatcherInput.STALE_EPOCH, "stale_ack", null);
       return;
     }
-    outstandingAction = null;
-    AckStatus status = ack.getStatus();
-    switch (status) {
+    requests.answered();
+    switch (ack.getStatus()) {
       case ACK_STATUS_ACCEPTED -> fire(DispatcherInput.ACK_ACCEPTED, "accepted", null);
       case ACK_STATUS_NOT_FOUND -> fire(DispatcherInput.ACK_NOT_FOUND, "not_found", null);
       case ACK_STATUS_STALE -> {
@@ -367,8 +273,8 @@ final class DispatcherSession {
         if (code.kind() == ErrorCode.Kind.TRANSIENT) {
           LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("code", code).addKeyValue("reason", ack.getReason())
               .log("request rejected transiently; retrying with backoff");
-          troubleReason = code + ": " + (ack.getReason().isEmpty() ? "(no reason given)" : ack.getReason());
-          troubleCode = code;
+          status.recordTrouble(code + ": " + (ack.getReason().isEmpty() ? "(no reason given)" : ack.getReason()),
+              code);
           fire(DispatcherInput.ACK_RETRYABLE, "retryable", null);
         } else {
           pendingError = new SubscriptionRejectedException(code.kind() == ErrorCode.Kind.REJECTED ? code
@@ -381,87 +287,59 @@ final class DispatcherSession {
   }
 
   void onHandshake(Handshake h) {
-    String violation = null;
-    if (!isLive() || h.getEpoch() < epoch) {
+    if (!isLive() || receiver.isStale(h.getEpoch())) {
       fire(DispatcherInput.STALE_EPOCH, "stale_handshake", null);
       return;
-    } else if (h.getEpoch() > epoch) {
-      violation = "future_epoch";
-    } else if (state == DispatcherState.STREAMING) {
-      violation = "repeated_handshake";
-    } else if (h.getSeq() != 1) {
-      violation = "handshake_seq";
-    } else if (!h.hasTableInfo()) {
-      violation = "handshake_without_table_info";
-    } else if (h.getStartTs() != epochStartTs) {
-      violation = "handshake_start_ts";
     }
+    String violation = receiver.handshakeViolation(h, state == DispatcherState.STREAMING);
     if (violation != null) {
       fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
       return;
     }
     fire(DispatcherInput.HANDSHAKE, "handshake", () -> {
-      lastSeq = 1;
-      tableInfo = h.getTableInfo();
+      receiver.applyHandshake(h);
       retryAttempt = 0;
-      streamedOnce = true;
-      troubleReason = null;
-      troubleCode = null;
-      troubleSinceNanos = -1;
+      status.streamed();
       streaming.complete(null);
     });
     if (resetWanted && state == DispatcherState.STREAMING) {
       resetWanted = false;
-      if (!java.util.Objects.equals(sentSnapshot, wantedSnapshot())) {
+      if (wantedSnapshot.changedSinceSent()) {
         fire(DispatcherInput.RESET_REQUESTED, "snapshot_changed", null);
       }
     }
   }
 
   void onEvents(EventBatch batch) {
-    if (!isLive() || batch.getEpoch() < epoch) {
+    if (!isLive() || receiver.isStale(batch.getEpoch())) {
       fire(DispatcherInput.STALE_EPOCH, "stale_events", null);
       return;
     }
-    String violation = batch.getEpoch() > epoch ? "future_epoch"
-        : state == DispatcherState.RESETTING ? "missing_handshake"
-        : ReceiverRules.firstViolation(batch, lastSeq, assembler.openCommitTs(), nextFragmentIndex, lastEventTs,
-            lastDmlTs, resumeCommitTs, link.hasFeature(ProtocolInfo.FEATURE_DDL_IN_TXN));
+    String violation = receiver.eventsViolation(batch, state == DispatcherState.RESETTING,
+        link.hasFeature(ProtocolInfo.FEATURE_DDL_IN_TXN));
     if (violation != null) {
       fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
       return;
     }
-    fire(DispatcherInput.EVENTS, "events", () -> accept(batch));
+    fire(DispatcherInput.EVENTS, "events", () -> receiver.applyEvents(batch));
   }
 
   void onResolved(Resolved r) {
-    if (!isLive() || r.getEpoch() < epoch) {
+    if (!isLive() || receiver.isStale(r.getEpoch())) {
       fire(DispatcherInput.STALE_EPOCH, "stale_resolved", null);
       return;
     }
-    String violation = r.getEpoch() > epoch ? "future_epoch"
-        : state == DispatcherState.RESETTING ? "missing_handshake"
-        : r.getLastSeq() != lastSeq ? "wrong_last_seq"
-        : assembler.openCommitTs() >= 0 ? "resolved_inside_transaction" : null;
+    String violation = receiver.resolvedViolation(r, state == DispatcherState.RESETTING);
     if (violation != null) {
       fire(DispatcherInput.SEQUENCE_VIOLATION, violation, null);
       return;
     }
-    fire(DispatcherInput.RESOLVED, "resolved", () -> {
-      long ts = r.getTs();
-      epochHighTs = Math.max(epochHighTs, ts);
-      resolvedTs = Math.max(resolvedTs, ts);
-      if (ts > lastResolvedQueued) {
-        lastResolvedQueued = ts;
-        queuedPosition = queuedPosition.max(Checkpoint.at(ts));
-        queue.offer(new Delivery.Resolved(ts));
-      }
-    });
+    fire(DispatcherInput.RESOLVED, "resolved", () -> receiver.applyResolved(r));
   }
 
   /** The broker listed this dispatcher as REMOVED for {@code statusEpoch}. */
   void onHeartbeatRemoved(long statusEpoch) {
-    if (isLive() && statusEpoch == epoch) {
+    if (isLive() && statusEpoch == receiver.epoch()) {
       fire(DispatcherInput.HEARTBEAT_REMOVED, "heartbeat_removed", null);
     } else {
       fire(DispatcherInput.STALE_EPOCH, "stale_status", null);
@@ -472,49 +350,40 @@ final class DispatcherSession {
 
   /** Where the snapshot would continue, or null when none is wanted. */
   SnapshotCursor snapshotCursor() {
-    return snapshotCursor;
+    return wantedSnapshot.cursor();
   }
 
   boolean snapshotPaused() {
-    return snapshotPaused;
+    return wantedSnapshot.paused();
   }
 
   /** Stops reading the snapshot; its position is kept for {@link #resumeSnapshot}. */
   void pauseSnapshot() {
-    if (snapshotCursor != null && !snapshotPaused) {
-      snapshotPaused = true;
+    if (wantedSnapshot.pause()) {
       requestReset("snapshot_paused");
     }
   }
 
   void resumeSnapshot() {
-    if (snapshotCursor != null && snapshotPaused) {
-      snapshotPaused = false;
+    if (wantedSnapshot.resume()) {
       requestReset("snapshot_resumed");
     }
   }
 
   /** Ends the snapshot; the listener hears CANCELLED in stream order (READ rows already on their way still come). */
   void cancelSnapshot() {
-    if (snapshotCursor == null) {
+    if (!wantedSnapshot.cancel()) {
       return;
     }
-    snapshotCursor = null;
-    snapshotPaused = false;
     queue.offer(Delivery.snapshotDone(new SnapshotOutcome(SnapshotOutcome.Status.CANCELLED,
-        "cancelled by the subscriber", 0, 0), queuedPosition));
+        "cancelled by the subscriber", 0, 0), receiver.queuedPosition()));
     requestReset("snapshot_cancelled");
   }
 
   /** Reads the span's rows again from {@code from}, merged into the changes (a re-snapshot). */
   void snapshot(SnapshotCursor from) {
-    snapshotCursor = from;
-    snapshotPaused = false;
+    wantedSnapshot.restartFrom(from);
     requestReset("snapshot_requested");
-  }
-
-  private SnapshotCursor wantedSnapshot() {
-    return snapshotPaused ? null : snapshotCursor;
   }
 
   /** A new epoch that carries the current snapshot wish: now when streaming, after the handshake when resetting. */
@@ -535,24 +404,16 @@ final class DispatcherSession {
 
   /** This dispatcher's heartbeat; the checkpoint is clamped to what the current epoch delivered. */
   DispatcherHeartbeat heartbeat() {
-    Checkpoint acked = queue.acknowledged();
-    Checkpoint reported = acked.ts() > epochHighTs ? Checkpoint.at(epochHighTs) : acked;
-    DispatcherHeartbeat.Builder b = DispatcherHeartbeat.newBuilder().setDispatcherId(id.toProto())
-        .setEpoch(epoch).setCheckpointTs(reported.ts());
-    if (reported.hasCursor()) {
-      b.setCursor(ResumeCursor.newBuilder().setCommitTs(reported.cursorCommitTs()).setNextRowSeq(reported.nextRowSeq()));
-    }
-    return b.build();
+    return receiver.heartbeat();
   }
 
   DispatcherCredit credit() {
-    return DispatcherCredit.newBuilder().setDispatcherId(id.toProto()).setEpoch(epoch)
-        .setAvailableBytes(queue.freeBytes(assembler.bufferedBytes())).setReceivedBytes(receivedBytesEpoch).build();
+    return receiver.credit();
   }
 
   /** Bytes held for the listener (queued plus a half-assembled transaction). */
   long heldBytes() {
-    return queue.queuedBytes() + assembler.bufferedBytes();
+    return receiver.heldBytes();
   }
 
   // ---- the state machine ---------------------------------------------------------------------
@@ -564,18 +425,11 @@ final class DispatcherSession {
       return;
     }
     state = t.next();
-    String trouble = troubleOf(input, reason, t);
-    if (trouble != null) {
-      troubleReason = trouble;
-      troubleCode = null;
-    }
-    if (from == DispatcherState.STREAMING && t.next() != DispatcherState.STREAMING) {
-      troubleSinceNanos = System.nanoTime();
-    }
+    status.noteTransition(from, input, reason, t);
     if (from != t.next()) {
       LOG.atDebug().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
           .addKeyValue("from", from).addKeyValue("to", t.next()).addKeyValue("input", input)
-          .addKeyValue("reason", reason).addKeyValue("epoch", epoch).log("dispatcher transition");
+          .addKeyValue("reason", reason).addKeyValue("epoch", receiver.epoch()).log("dispatcher transition");
       link.metrics().stateChanged(from, t.next());
     }
     for (DispatcherEffect effect : t.effects()) {
@@ -593,7 +447,7 @@ final class DispatcherSession {
         case NOTIFY_ERROR -> notifyError();
       }
     }
-    publishAfter(from, t);
+    status.publishAfter(from, t, receiver.epoch());
     if (t.next() == DispatcherState.REMOVED) {
       if (!t.effects().contains(DispatcherEffect.NOTIFY_ERROR)) {
         queue.stop();
@@ -606,74 +460,20 @@ final class DispatcherSession {
     }
   }
 
-  /** What the transition means for the public state. */
-  private void publishAfter(DispatcherState from, Transition t) {
-    switch (t.next()) {
-      case STREAMING -> {
-        if (from != DispatcherState.STREAMING) {
-          publish(SubscriptionState.STREAMING, "streaming epoch " + epoch + " from " + queue.acknowledged(), null);
-        }
-      }
-      case REMOVED -> {
-        if (!t.effects().contains(DispatcherEffect.NOTIFY_ERROR)) {
-          publish(SubscriptionState.CLOSED, "closed", null);
-        }
-      }
-      default -> {
-        if (troubleReason != null) {
-          publish(SubscriptionState.RETRYING, troubleReason, troubleCode);
-        } else if (!streamedOnce) {
-          publish(SubscriptionState.CONNECTING, status.reason(), null);
-        }
-      }
-    }
-  }
-
   private void sendRegister(String reason) {
-    if (registeredBefore && !"proceed".equals(reason) && !"start".equals(reason)) {
-      nextResetReason = reason;   // the RESET after this re-registration is counted under its cause
-    }
-    registeredBefore = true;
     timerGeneration++;
-    lastSeq = 0;
-    assembler.clear();
-    Checkpoint from = queue.acknowledged();
-    outstandingAction = DispatcherAction.DISPATCHER_ACTION_REGISTER;
-    outstandingEpoch = 0;
-    link.send(request(DispatcherAction.DISPATCHER_ACTION_REGISTER, 0, from.ts(), null));
+    receiver.abandonEpoch();
+    requests.sendRegister(reason, queue.acknowledged().ts());
   }
 
   private void sendReset(String input) {
-    String reason = "start".equals(input) ? nextResetReason : input;
-    nextResetReason = "start";
-    epoch = Math.addExact(epoch, 1);          // bump first: anything of the old epoch is stale from now on
-    lastSeq = 0;
-    assembler.clear();
-    receivedBytesEpoch = 0;
-    Checkpoint from = queue.acknowledged();
-    epochStartTs = from.ts();
-    epochHighTs = from.ts();
-    lastEventTs = from.ts();
-    lastDmlTs = from.ts();
-    boolean cursor = from.hasCursor() && link.hasFeature(ProtocolInfo.FEATURE_RESUME_CURSOR);
-    resumeCommitTs = from.hasCursor() ? from.cursorCommitTs() : 0;
-    outstandingAction = DispatcherAction.DISPATCHER_ACTION_RESET;
-    outstandingEpoch = epoch;
-    sentSnapshot = wantedSnapshot();
-    resets++;
-    link.metrics().reset(changefeedId, reason);
-    LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("epoch", epoch).addKeyValue("startTs", from.ts())
-        .addKeyValue("reason", reason).log("sending RESET");
-    link.send(request(DispatcherAction.DISPATCHER_ACTION_RESET, epoch, from.ts(),
-        cursor ? ResumeCursor.newBuilder().setCommitTs(from.cursorCommitTs()).setNextRowSeq(from.nextRowSeq()).build()
-            : null));
+    Checkpoint from = receiver.startEpoch();   // the epoch is bumped first
+    requests.sendReset(input, receiver.epoch(), from);
   }
 
   private void sendRemove() {
     timerGeneration++;
-    outstandingAction = DispatcherAction.DISPATCHER_ACTION_REMOVE;
-    outstandingEpoch = epoch;
-    if (!link.send(request(DispatcherAction.DISPATCHER_ACTION_REMOVE, epoch, queue.acknowledged().ts(), null))) {
+    if (!requests.sendRemove(receiver.epoch(), queue.acknowledged().ts())) {
       closed.complete(null);
     }
   }
@@ -693,111 +493,7 @@ final class DispatcherSession {
   }
 
   private void notifyError() {
-    SluiceException error = pendingError != null ? pendingError
-        : SluiceException.of(ErrorCode.INTERNAL, "dispatcher " + id + " failed");
-    StateChange change = new StateChange(SubscriptionState.FAILED, error.getMessage(), error.code(), Instant.now());
-    status = change;
-    LOG.atWarn().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
-        .addKeyValue("target", subscription.target()).addKeyValue("state", SubscriptionState.FAILED)
-        .addKeyValue("code", error.code()).log("subscription FAILED: {}", error.getMessage());
-    queue.fail(error, change);
-  }
-
-  private DispatcherRequest request(DispatcherAction action, long requestEpoch, long startTs, ResumeCursor cursor) {
-    DispatcherRequest.Builder b = DispatcherRequest.newBuilder().setDispatcherId(id.toProto())
-        .setChangefeedId(changefeedId).setSpan(span.toProto()).setAction(action).setEpoch(requestEpoch)
-        .setStartTs(startTs);
-    if (cursor != null) {
-      b.setResumeCursor(cursor);
-    }
-    if (!subscription.ignoredOps().isEmpty()) {
-      b.setFilter(EventFilter.newBuilder().addAllIgnoreOps(subscription.ignoredOps()));
-    }
-    if (subscription.syncPointInterval() != null) {
-      b.setSyncPoint(SyncPointConfig.newBuilder()
-          .setIntervalS((int) subscription.syncPointInterval().toSeconds()).setFirstTs(startPosition.ts()));
-    }
-    SnapshotCursor snapshot = wantedSnapshot();
-    if (snapshot != null && action != DispatcherAction.DISPATCHER_ACTION_REMOVE) {
-      b.setSnapshot(snapshot.toProto());   // REGISTER asks (and has it checked), the RESET runs it from there
-    }
-    return b.build();
-  }
-
-  // ---- receiver rules ------------------------------------------------------------------------
-
-  /** Applies a validated batch: updates the epoch position and queues what the listener has not seen. */
-  private void accept(EventBatch batch) {
-    CollectorMetrics metrics = link.metrics();
-    for (DataEvent e : batch.getEventsList()) {
-      int bytes = e.getSerializedSize();
-      receivedBytesEpoch += bytes;
-      bytesReceived += bytes;
-      eventsReceived++;
-      metrics.received(changefeedId, bytes);
-      lastSeq = e.getSeq();
-      switch (e.getPayloadCase()) {
-        case DML -> {
-          DmlBatch d = e.getDml();
-          lastEventTs = d.getCommitTs();
-          epochHighTs = Math.max(epochHighTs, d.getCommitTs());
-          if (d.getLastFragment()) {
-            lastDmlTs = d.getCommitTs();
-          } else {
-            nextFragmentIndex = d.getFragmentIndex() + 1;
-          }
-          for (TxnAssembler.Part part : assembler.add(d, tableInfo, queuedPosition)) {
-            queuedPosition = queuedPosition.max(part.transaction().checkpoint());
-            queue.offer(Delivery.transaction(part.transaction(), part.bytes()));
-            if (part.transaction().snapshot() != null && snapshotCursor != null) {
-              snapshotCursor = part.transaction().snapshot().next();   // a later epoch continues after it
-            }
-          }
-        }
-        case DDL -> {
-          var ddl = e.getDdl();
-          lastEventTs = ddl.getCommitTs();
-          epochHighTs = Math.max(epochHighTs, ddl.getCommitTs());
-          if (assembler.openCommitTs() == ddl.getCommitTs()) {
-            // inside its transaction: the rows before it go first, as their own part
-            for (TxnAssembler.Part part : assembler.partBeforeDdl()) {
-              queuedPosition = queuedPosition.max(part.transaction().checkpoint());
-              queue.offer(Delivery.transaction(part.transaction(), part.bytes()));
-            }
-          }
-          TableInfo before = tableInfo;
-          tableInfo = ddl.getTableInfoAfter();
-          DdlChange change = new DdlChange(ddl.getCommitTs(), ddl.getDdlType(), ddl.getQuery(), ddl.getDialect(),
-              before, ddl.getTableInfoAfter(), ddl.getRowSeq(), ddl.getVolatileDefaultColumnsList());
-          boolean later = ddl.getCommitTs() > lastDdlQueuedTs
-              || (ddl.getCommitTs() == lastDdlQueuedTs && ddl.getRowSeq() > lastDdlQueuedRowSeq);
-          if (later && !queuedPosition.covers(ddl.getCommitTs(), ddl.getRowSeq())) {
-            lastDdlQueuedTs = ddl.getCommitTs();
-            lastDdlQueuedRowSeq = ddl.getRowSeq();
-            queuedPosition = queuedPosition.max(change.position());
-            queue.offer(Delivery.ddl(change, bytes));
-          }
-        }
-        case SYNC_POINT -> {
-          long ts = e.getSyncPoint().getTs();
-          lastEventTs = ts;
-          epochHighTs = Math.max(epochHighTs, ts);
-          if (ts > queuedPosition.ts()) {
-            queue.offer(Delivery.syncPoint(ts));
-          }
-        }
-        case SNAPSHOT_DONE -> {
-          SnapshotOutcome outcome = SnapshotOutcome.fromProto(e.getSnapshotDone());
-          if (snapshotCursor != null) {
-            snapshotCursor = null;   // ended: no later epoch asks for it again
-            queue.offer(Delivery.snapshotDone(outcome, queuedPosition));
-          }
-          LOG.atInfo().addKeyValue("dispatcherId", id).addKeyValue("changefeedId", changefeedId)
-              .addKeyValue("status", outcome.status()).addKeyValue("rows", outcome.rowsRead())
-              .addKeyValue("chunks", outcome.chunks()).log("snapshot ended: " + outcome.reason());
-        }
-        case PAYLOAD_NOT_SET -> { }
-      }
-    }
+    status.fail(pendingError != null ? pendingError
+        : SluiceException.of(ErrorCode.INTERNAL, "dispatcher " + id + " failed"));
   }
 }

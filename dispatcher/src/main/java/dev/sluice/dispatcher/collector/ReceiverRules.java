@@ -9,7 +9,7 @@ import dev.sluice.api.v1.EventBatch;
  * {@code last_seq + 1} without a gap, fragments of a transaction are consecutive and not interleaved
  * with anything else (but, with the ddl-in-txn feature, the transaction's own DDL at its commit ts), and
  * commit ts never go back. The epoch and handshake rules are checked by
- * {@link DispatcherSession} before this.
+ * {@link EpochReceiver} before this.
  *
  * <pre>{@code
  * String v = ReceiverRules.firstViolation(batch, lastSeq, -1, 0, lastTs, lastDmlTs, 0, true);   // null when fine
