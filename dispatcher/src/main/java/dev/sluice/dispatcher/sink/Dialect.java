@@ -91,9 +91,15 @@ public enum Dialect {
           + matching(match) + " LIMIT 1)";
     }
 
-    /** json, xml, point and the like have no equality operator: their text forms are compared. */
+    /**
+     * json, xml, point and the like have no equality operator: their text forms are compared, both printed by
+     * the type's output function ({@code format('%L')}: NULL as NULL, a value quoted), the bound one read as
+     * the column's type first. Not {@code ::text}: inet's cast to text adds the mask its output leaves out,
+     * and the upstream's text of an array quotes other elements than the target prints.
+     */
     private String matching(List<ImageMatch> match) {
-      return match.stream().map(m -> m.asText() ? quote(m.column()) + "::text IS NOT DISTINCT FROM ?::text"
+      return match.stream().map(m -> m.asText()
+          ? "format('%L', " + quote(m.column()) + ") = format('%L', CAST(? AS " + m.type() + "))"
           : quote(m.column()) + " IS NOT DISTINCT FROM ?").collect(Collectors.joining(" AND "));
     }
 
@@ -357,9 +363,10 @@ public enum Dialect {
 
   /**
    * One column of a keyless table's before image a row is matched on; {@code asText} compares text forms
-   * (kinds without an equality operator on every target).
+   * (kinds without an equality operator on every target), the bound value's as a value of {@code type}, the
+   * column's target type, would print.
    */
-  record ImageMatch(String column, boolean asText) {}
+  record ImageMatch(String column, boolean asText, String type) {}
 
   /** Updates {@code set} of one row whose columns equal {@code match}, NULLs matching NULLs. */
   abstract String updateMatching(String table, List<String> set, List<ImageMatch> match);

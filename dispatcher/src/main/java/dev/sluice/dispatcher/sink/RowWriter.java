@@ -158,7 +158,8 @@ final class RowWriter implements AutoCloseable {
         continue;
       }
       ColumnInfo c = info.getColumns(i);
-      match.add(new Dialect.ImageMatch(c.getName(), comparedAsText(c)));
+      boolean asText = comparedAsText(c);
+      match.add(new Dialect.ImageMatch(c.getName(), asText, asText ? dialect.columnType(c, false) : null));
       values.add(dialect.adapt(c, v));
     }
   }
