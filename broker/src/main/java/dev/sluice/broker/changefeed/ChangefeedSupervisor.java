@@ -13,8 +13,6 @@ import io.vertx.core.json.JsonObject;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Optional;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -61,7 +59,7 @@ import org.slf4j.LoggerFactory;
  * <p><b>Concurrency.</b> Every decision runs on one thread ({@code sluice-changefeed-supervisor});
  * the public methods hand work to it and return futures. Starts, stops and cleanups block (JDBC,
  * joins) and run on worker threads, serially per changefeed ({@link FeedLane}), reporting back to the
- * supervisor's thread. {@link #records} is written there only and readable anywhere.
+ * supervisor's thread. The records ({@link ReplicatedRecords}) are written there only and readable anywhere.
  *
  * <pre>{@code
  * ChangefeedSupervisor s = ChangefeedSupervisor.start(store, ChangefeedConfig.defaults(), sinks, host, vertx,
@@ -77,8 +75,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   /** Ids go into URLs, thread names and sink checkpoint rows. */
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
 
-  private final ChangefeedStore store;
-  private final ClusterMap replica;
+  private final ReplicatedRecords records;
   private final ChangefeedConfig config;
   private final SinkAdmission admission;
   private final HostBroker host;
@@ -88,7 +85,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private final ExecutorService decider;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers;
-  private final Map<String, ChangefeedRecord> records = new ConcurrentHashMap<>();
   // the fields below are touched on the supervisor's thread only
   private final Map<String, FeedLane> lanes = new HashMap<>();
   private final Map<String, Long> currentRun = new HashMap<>();
@@ -103,13 +99,11 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private final Map<String, Long> hostedView = new ConcurrentHashMap<>();
   private final Map<String, Long> fencedOut = new ConcurrentHashMap<>();
   private final Counter fencedOutCount;
-  private final List<Runnable> recordListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
   private boolean closing;
 
   private ChangefeedSupervisor(ChangefeedStore store, ClusterMap replica, ChangefeedConfig config, SinkConnector sinks,
       HostBroker host, Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
-    this.store = store;
-    this.replica = replica;
+    this.records = new ReplicatedRecords(store, replica);
     this.fencedOutCount = Counter.builder("sluice.changefeed.fenced.out")
         .description("runtimes stopped because their sink holds a newer owner's fencing token").register(registry);
     this.config = config;
@@ -120,8 +114,9 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     this.admission = new SinkAdmission(new FileSinkDirectory(config.fileSinkDir()), sinks, config.sinkCheckTimeout(),
         workers);
     this.timers = Executors.newSingleThreadScheduledExecutor(named("sluice-changefeed-timer"));
-    this.metrics = new ChangefeedMetrics(registry, records, clock);
+    this.metrics = new ChangefeedMetrics(registry, records.asMap(), clock);
     this.gcHolds = new GcHoldWatch(metrics);
+    records.onStored(this::settleWaiters);
     this.work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
       @Override
       public void runtimeEnded(String id, long generation, long runId, Throwable error) {
@@ -155,7 +150,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         registry);
     s.admission.files().create();
     s.await(s.onDecider(() -> {
-      s.load();
+      s.records.load();
       return null;
     }));
     host.holdGc(s::lowestHeldTs);
@@ -169,53 +164,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     return s;
   }
 
-  private void load() {
-    for (ChangefeedRecord r : store.all()) {
-      records.put(r.id(), r);
-      Optional<ChangefeedRecord> shared = replicated(r.id());
-      if (shared.isEmpty() || r.supersedes(shared.get())) {
-        replica.put(r.id(), r.toJson().encode());   // the cluster's copy was older, or lost with the whole cluster
-      } else if (shared.get().supersedes(r)) {
-        records.put(r.id(), shared.get());
-        store.put(shared.get(), true);
-      }
-      log.atInfo().addKeyValue("changefeedId", r.id()).addKeyValue("generation", r.generation())
-          .addKeyValue("state", r.state()).log("changefeed record loaded");
-    }
-    for (ChangefeedRecord r : allReplicated()) {
-      if (!records.containsKey(r.id())) {
-        records.put(r.id(), r);
-        store.put(r, true);
-      }
-    }
-  }
-
-  /**
-   * Every record of the cluster as it stands now: this node's copies, each replaced by the cluster's where
-   * that one is newer or this node has not seen it yet (replication reaches {@link #records} after a
-   * hop), so the one-writer rule of a file sink holds across the nodes (supervisor thread).
-   */
-  private Collection<ChangefeedRecord> clusterRecords() {
-    Map<String, ChangefeedRecord> all = new HashMap<>(records);
-    for (ChangefeedRecord r : allReplicated()) {
-      ChangefeedRecord mine = all.get(r.id());
-      if (mine == null || r.supersedes(mine)) {
-        all.put(r.id(), r);
-      }
-    }
-    return all.values();
-  }
-
-  private Optional<ChangefeedRecord> replicated(String id) {
-    return replica.get(id).map(j -> ChangefeedRecord.fromJson(new JsonObject(j)));
-  }
-
-  private Collection<ChangefeedRecord> allReplicated() {
-    List<ChangefeedRecord> out = new ArrayList<>();
-    replica.snapshot().values().forEach(j -> out.add(ChangefeedRecord.fromJson(new JsonObject(j))));
-    return out;
-  }
-
   /** A record another node (or this one) wrote reached this node (supervisor thread). */
   private void onReplicated(ChangefeedRecord r) {
     Long token = hosted.get(r.id());
@@ -225,20 +173,13 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         log.atWarn().addKeyValue("changefeedId", r.id()).addKeyValue("token", token)
             .addKeyValue("writerToken", r.writerToken()).log("a newer owner writes this changefeed: stopping it here");
         drop(r.id());
-        accept(r);
+        records.accept(r);
       }
       return;   // this node writes it
     }
     if (mine == null || r.supersedes(mine)) {
-      accept(r);
+      records.accept(r);
     }
-  }
-
-  private void accept(ChangefeedRecord r) {
-    ChangefeedRecord before = records.put(r.id(), r);
-    store.put(r, before == null || before.state() != r.state() || before.generation() != r.generation());
-    settleWaiters(r);
-    recordListeners.forEach(Runnable::run);
   }
 
   // ---- hosting -------------------------------------------------------------------------------
@@ -258,11 +199,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       if (refused != null && refused >= token) {
         return false;   // the coordinator reassigns it with a higher token
       }
-      ChangefeedRecord latest = records.get(id);
-      Optional<ChangefeedRecord> shared = replicated(id);
-      if (shared.isPresent() && (latest == null || shared.get().supersedes(latest))) {
-        latest = shared.get();
-      }
+      ChangefeedRecord latest = records.newest(id);
       if (latest == null || closing) {
         return false;   // not replicated here yet: the next reconcile tries again
       }
@@ -354,7 +291,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   /** Calls {@code listener} after a record written elsewhere reached this node. */
   public void onRecordChange(Runnable listener) {
-    recordListeners.add(listener);
+    records.onAccepted(listener);
   }
 
   // ---- requests ------------------------------------------------------------------------------
@@ -401,7 +338,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       throw InvalidChangefeedException.field("start_ts", "cannot be given: changefeed \"" + id + "\" was deleted"
           + " with keep_meta and resumes from its kept checkpoint " + r.checkpoint().ts() + "; leave start_ts out");
     }
-    return admission.own(id, spec, clusterRecords());
+    return admission.own(id, spec, records.cluster());
   }
 
   public CompletableFuture<ChangefeedRecord> pause(String id) {
@@ -444,7 +381,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   /** {@code change} applied to {@code r}'s definition, a new sink confined and unshared (supervisor thread). */
   private ChangefeedSpec changed(ChangefeedRecord r, UnaryOperator<ChangefeedSpec> change) {
     ChangefeedSpec next = change.apply(r.spec());
-    return next.sink().equals(r.spec().sink()) ? next : admission.own(r.id(), next, clusterRecords());
+    return next.sink().equals(r.spec().sink()) ? next : admission.own(r.id(), next, records.cluster());
   }
 
   /**
@@ -585,7 +522,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   /** The record as persisted (REMOVED ones included), or an absent one. */
   public ChangefeedRecord record(String id) {
-    return records.getOrDefault(id, ChangefeedRecord.absent(id));
+    return records.current(id);
   }
 
   public ChangefeedConfig config() {
@@ -784,7 +721,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     return next;
   }
 
-  /** Writes {@code r} here and in the cluster, stamped with this node's token when it hosts it. */
   /**
    * Completes when the deletion {@code r} stands in is done: the cleanup running here, or (the cleanup runs
    * where the changefeed gets hosted, a REMOVED one first has to be assigned again) the record reaching
@@ -808,17 +744,9 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     }
   }
 
+  /** Writes {@code r} here and in the cluster, stamped with this node's token when it hosts it. */
   private void persist(ChangefeedRecord r, boolean sync) {
-    Long token = hosted.get(r.id());
-    ChangefeedRecord before = records.get(r.id());
-    long revision = before == null ? r.revision() : Math.max(before.revision(), r.revision());
-    ChangefeedRecord stamped = new ChangefeedRecord(r.id(), r.generation(), r.state(), r.spec(), r.checkpoint(),
-        r.keptMeta(), r.lastError(), r.retryCount(), r.nextRetryAtMs(), r.deletion(), r.createdAtMs(), r.updatedAtMs(),
-        r.gc(), token != null ? token : r.writerToken(), revision + 1);
-    store.put(stamped, sync);
-    records.put(r.id(), stamped);
-    replica.put(r.id(), stamped.toJson().encode());
-    settleWaiters(stamped);
+    records.write(r, hosted.get(r.id()), sync);
   }
 
   private void startRuntime(ChangefeedRecord r) {
@@ -865,7 +793,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   }
 
   private ChangefeedRecord current(String id) {
-    return records.getOrDefault(id, ChangefeedRecord.absent(id));
+    return records.current(id);
   }
 
   private ChangefeedRecord visible(String id) {
