@@ -8,7 +8,6 @@ import dev.sluice.broker.cluster.ClusterMap;
 import dev.sluice.broker.cluster.PlacedChangefeed;
 import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
 import dev.sluice.dispatcher.sink.FencedOutException;
-import io.micrometer.core.instrument.Counter;
 import io.vertx.core.json.JsonObject;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
@@ -18,7 +17,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -76,6 +74,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
 
   private final ReplicatedRecords records;
+  private final HostedTokens tokens;
   private final ChangefeedConfig config;
   private final SinkAdmission admission;
   private final HostBroker host;
@@ -90,22 +89,15 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private final Map<String, Long> currentRun = new HashMap<>();
   private final Map<String, CompletableFuture<Void>> cleanups = new HashMap<>();
   private final GcHoldWatch gcHolds;
-  /** Changefeed id to the token this node hosts it with. */
-  private final Map<String, Long> hosted = new HashMap<>();
   /** Deletions answered here whose cleanup runs on the node that hosts them (maybe this one, once assigned). */
   private final Map<String, CompletableFuture<Void>> removalWaiters = new HashMap<>();
   private long runIds;
-  // readable anywhere (the member info publisher), written on the supervisor's thread
-  private final Map<String, Long> hostedView = new ConcurrentHashMap<>();
-  private final Map<String, Long> fencedOut = new ConcurrentHashMap<>();
-  private final Counter fencedOutCount;
   private boolean closing;
 
   private ChangefeedSupervisor(ChangefeedStore store, ClusterMap replica, ChangefeedConfig config, SinkConnector sinks,
       HostBroker host, Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
     this.records = new ReplicatedRecords(store, replica);
-    this.fencedOutCount = Counter.builder("sluice.changefeed.fenced.out")
-        .description("runtimes stopped because their sink holds a newer owner's fencing token").register(registry);
+    this.tokens = new HostedTokens(registry);
     this.config = config;
     this.host = host;
     this.nowMs = nowMs;
@@ -166,7 +158,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   /** A record another node (or this one) wrote reached this node (supervisor thread). */
   private void onReplicated(ChangefeedRecord r) {
-    Long token = hosted.get(r.id());
+    Long token = tokens.of(r.id());
     ChangefeedRecord mine = records.get(r.id());
     if (token != null) {
       if (r.generation() == mine.generation() && r.writerToken() > token) {
@@ -191,12 +183,11 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    */
   public CompletableFuture<Boolean> adopt(String id, long token) {
     return onDecider(() -> {
-      Long current = hosted.get(id);
+      Long current = tokens.of(id);
       if (current != null && current == token) {
         return false;
       }
-      Long refused = fencedOut.get(id);
-      if (refused != null && refused >= token) {
+      if (tokens.refused(id, token)) {
         return false;   // the coordinator reassigns it with a higher token
       }
       ChangefeedRecord latest = records.newest(id);
@@ -206,9 +197,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       if (current != null) {
         stopRuntime(latest);
       }
-      fencedOut.remove(id);
-      hosted.put(id, token);
-      hostedView.put(id, token);
+      tokens.host(id, token);
       ChangefeedRecord r = latest.writtenBy(token);
       persist(r, true);
       log.atInfo().addKeyValue("changefeedId", id).addKeyValue("generation", r.generation())
@@ -234,7 +223,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    */
   public CompletableFuture<Boolean> release(String id) {
     return onDecider(() -> {
-      Long token = hosted.get(id);
+      Long token = tokens.of(id);
       if (token == null) {
         return false;
       }
@@ -246,12 +235,11 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   }
 
   private void finishRelease(String id, long token) {
-    Long now = hosted.get(id);
+    Long now = tokens.of(id);
     if (now == null || now != token || currentRun.containsKey(id)) {
       return;   // adopted again meanwhile
     }
-    hosted.remove(id);
-    hostedView.remove(id);
+    tokens.unhost(id);
     ChangefeedRecord r = records.get(id);
     if (r != null && r.state() != ChangefeedState.REMOVED) {
       persist(r.writtenBy(token), true);
@@ -261,20 +249,19 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   /** Stops a runtime and forgets the hosting at once, without writing the record (a newer owner does). */
   private void drop(String id) {
-    hosted.remove(id);
-    hostedView.remove(id);
+    tokens.unhost(id);
     currentRun.remove(id);
     work.stop(lane(id), id);
   }
 
   /** Changefeed id to the token this node hosts it with (for the member info). */
   public Map<String, Long> hosting() {
-    return Map.copyOf(hostedView);
+    return tokens.hosting();
   }
 
   /** Changefeed id to the higher token its sink held when it refused this node (for the member info). */
   public Map<String, Long> fencedOut() {
-    return Map.copyOf(fencedOut);
+    return tokens.fencedOut();
   }
 
   /** Every changefeed for the coordinator's placement. */
@@ -286,7 +273,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   /** Whether this node hosts {@code id} now. */
   public boolean hosts(String id) {
-    return hostedView.containsKey(id);
+    return tokens.listed(id);
   }
 
   /** Calls {@code listener} after a record written elsewhere reached this node. */
@@ -394,7 +381,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       if (r == null || r.state() == ChangefeedState.REMOVED) {
         throw ChangefeedNotFoundException.of(id);
       }
-      checkHosted(id);
+      tokens.requireHosted(id);
       if (r.state() == ChangefeedState.REMOVING && !r.deletion().options().equals(options)) {
         throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.DELETE, "its deletion with"
             + " keep_meta=" + r.deletion().options().keepMeta() + " is in progress; retry with the same keep_meta");
@@ -461,7 +448,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       FeedLane lane = lanes.get(id);
       HostedRuntime run = lane == null ? null : lane.runtime();
       if (run == null || run.generation() != r.generation() || r.state() != ChangefeedState.NORMAL
-          || !hosted.containsKey(id)) {
+          || !tokens.has(id)) {
         throw new InvalidStateException(id, r.generation(), r.state(), "snapshot " + action.name().toLowerCase(
             java.util.Locale.ROOT), r.state() == ChangefeedState.NORMAL ? "its runtime is not running on this node now;"
             + " retry shortly" : "resume it first");
@@ -533,7 +520,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       UnaryOperator<ChangefeedRecord> change) {
     return onDecider(() -> {
       ChangefeedRecord r = visible(id);
-      checkHosted(id);
+      tokens.requireHosted(id);
       ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), input);
       if (!t.allowed()) {
         throw new InvalidStateException(id, r.generation(), r.state(), input, null);
@@ -554,8 +541,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       log.atWarn().addKeyValue("changefeedId", id).addKeyValue("generation", generation)
           .addKeyValue("token", fenced.token()).addKeyValue("heldToken", fenced.heldToken())
           .log("changefeed fenced out: its sink holds a newer owner's token; stopped here, the record is left to it");
-      fencedOutCount.increment();
-      fencedOut.put(id, fenced.heldToken());
+      tokens.fencedOut(id, fenced.heldToken());
       drop(id);
       return;
     }
@@ -588,7 +574,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   /** A retry timer fired (supervisor thread; package-private so tests can replay a stale one). */
   void onRetryDue(String id, long generation, long dueAtMs) {
     ChangefeedRecord r = records.get(id);
-    if (closing || !hosted.containsKey(id) || r == null || r.generation() != generation || r.nextRetryAtMs() != dueAtMs) {
+    if (closing || !tokens.has(id) || r == null || r.generation() != generation || r.nextRetryAtMs() != dueAtMs) {
       return;   // disarmed by RESUME, PAUSE, a new generation or a later failure
     }
     ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.RETRY_DUE);
@@ -597,7 +583,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   private void onStopped(String id, long generation, FeedCheckpoint reached) {
     ChangefeedRecord r = records.get(id);
-    if (r != null && r.generation() == generation && r.state() != ChangefeedState.REMOVED && hosted.containsKey(id)) {
+    if (r != null && r.generation() == generation && r.state() != ChangefeedState.REMOVED && tokens.has(id)) {
       persist(r.withCheckpoint(r.checkpoint().max(reached), nowMs.getAsLong()), true);
     }
   }
@@ -606,7 +592,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   void onCleanupEnded(String id, long generation, Throwable error) {
     CompletableFuture<Void> done = cleanups.remove(id);
     ChangefeedRecord r = records.get(id);
-    if (r != null && r.generation() == generation && r.state() == ChangefeedState.REMOVING && hosted.containsKey(id)) {
+    if (r != null && r.generation() == generation && r.state() == ChangefeedState.REMOVING && tokens.has(id)) {
       ChangefeedInput input = error == null ? ChangefeedInput.CLEANUP_DONE : ChangefeedInput.CLEANUP_FAILED;
       FeedError fe = error == null ? null : new FeedError(DeletionFailedException.causeCode(error).name(),
           error.getMessage(), true, nowMs.getAsLong());
@@ -629,7 +615,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       HostedRuntime run = e.getValue().runtime();
       ChangefeedRecord r = records.get(e.getKey());
       if (run == null || r == null || r.generation() != run.generation() || r.state() != ChangefeedState.NORMAL
-          || !hosted.containsKey(e.getKey())) {
+          || !tokens.has(e.getKey())) {
         continue;
       }
       ChangefeedStatus status = run.status();
@@ -659,7 +645,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   void checkGcHolds() {
     long now = nowMs.getAsLong();
     // the host writes a record: only the changefeeds hosted here are marked (others' hosts mark theirs)
-    List<ChangefeedRecord> mine = records.values().stream().filter(r -> hosted.containsKey(r.id())).toList();
+    List<ChangefeedRecord> mine = records.values().stream().filter(r -> tokens.has(r.id())).toList();
     for (ChangefeedRecord expired : gcHolds.check(mine, now)) {
       persist(expired.withGcExpired(now), true);
     }
@@ -746,11 +732,11 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   /** Writes {@code r} here and in the cluster, stamped with this node's token when it hosts it. */
   private void persist(ChangefeedRecord r, boolean sync) {
-    records.write(r, hosted.get(r.id()), sync);
+    records.write(r, tokens.of(r.id()), sync);
   }
 
   private void startRuntime(ChangefeedRecord r) {
-    Long token = hosted.get(r.id());
+    Long token = tokens.of(r.id());
     if (closing || token == null) {
       return;   // not hosted here: the node it is assigned to runs it
     }
@@ -765,7 +751,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   }
 
   private void startCleanup(ChangefeedRecord r) {
-    if (closing || !hosted.containsKey(r.id()) || cleanups.containsKey(r.id())) {
+    if (closing || !tokens.has(r.id()) || cleanups.containsKey(r.id())) {
       return;   // one cleanup per id at a time: a retry joins the running one
     }
     currentRun.remove(r.id());
@@ -785,13 +771,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     return lanes.computeIfAbsent(id, k -> new FeedLane(workers));
   }
 
-  private void checkHosted(String id) {
-    if (!hosted.containsKey(id)) {
-      throw new TransientException(ErrorCode.CHANGEFEED_MOVING, "changefeed \"" + id + "\" is not hosted on this"
-          + " node (it is being placed or moving between nodes); retry shortly, or ask the node that hosts it");
-    }
-  }
-
   private ChangefeedRecord current(String id) {
     return records.current(id);
   }
@@ -808,7 +787,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     FeedLane lane = lanes.get(r.id());
     HostedRuntime run = lane == null ? null : lane.runtime();
     boolean live = run != null && run.generation() == r.generation() && r.state() == ChangefeedState.NORMAL
-        && hosted.containsKey(r.id());
+        && tokens.has(r.id());
     return new ChangefeedSnapshot(r, live ? run.status() : null, GcHolds.of(r, nowMs.getAsLong()));
   }
 
