@@ -80,19 +80,14 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private final HostBroker host;
   private final LongSupplier nowMs;
   private final ChangefeedMetrics metrics;
-  private final FeedWork work;
+  private final FeedRuns runs;
   private final ExecutorService decider;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers;
   // the fields below are touched on the supervisor's thread only
-  private final Map<String, FeedLane> lanes = new HashMap<>();
-  private final Map<String, Long> currentRun = new HashMap<>();
-  private final Map<String, CompletableFuture<Void>> cleanups = new HashMap<>();
   private final GcHoldWatch gcHolds;
   /** Deletions answered here whose cleanup runs on the node that hosts them (maybe this one, once assigned). */
   private final Map<String, CompletableFuture<Void>> removalWaiters = new HashMap<>();
-  private long runIds;
-  private boolean closing;
 
   private ChangefeedSupervisor(ChangefeedStore store, ClusterMap replica, ChangefeedConfig config, SinkConnector sinks,
       HostBroker host, Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
@@ -109,7 +104,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     this.metrics = new ChangefeedMetrics(registry, records.asMap(), clock);
     this.gcHolds = new GcHoldWatch(metrics);
     records.onStored(this::settleWaiters);
-    this.work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
+    FeedWork work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
       @Override
       public void runtimeEnded(String id, long generation, long runId, Throwable error) {
         decider.execute(() -> onRuntimeEnded(id, generation, runId, error));
@@ -125,6 +120,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         decider.execute(() -> onCleanupEnded(id, generation, error));
       }
     });
+    this.runs = new FeedRuns(work, workers, timers, tokens, nowMs,
+        (id, generation, dueAtMs) -> decider.execute(() -> onRetryDue(id, generation, dueAtMs)));
   }
 
   /**
@@ -191,11 +188,11 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         return false;   // the coordinator reassigns it with a higher token
       }
       ChangefeedRecord latest = records.newest(id);
-      if (latest == null || closing) {
+      if (latest == null || runs.closing()) {
         return false;   // not replicated here yet: the next reconcile tries again
       }
       if (current != null) {
-        stopRuntime(latest);
+        runs.stop(id);
       }
       tokens.host(id, token);
       ChangefeedRecord r = latest.writtenBy(token);
@@ -203,13 +200,13 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       log.atInfo().addKeyValue("changefeedId", id).addKeyValue("generation", r.generation())
           .addKeyValue("state", r.state()).addKeyValue("token", token).log("changefeed hosted here");
       switch (r.state()) {
-        case NORMAL -> startRuntime(r);
+        case NORMAL -> runs.start(r);
         case FAILED -> {
           if (r.nextRetryAtMs() > 0) {
-            armTimer(r.id(), r.generation(), r.nextRetryAtMs());
+            runs.retryAt(r.id(), r.generation(), r.nextRetryAtMs());
           }
         }
-        case REMOVING -> startCleanup(r);
+        case REMOVING -> runs.cleanup(r);
         case PAUSED, REMOVED -> { }
       }
       return true;
@@ -227,16 +224,15 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       if (token == null) {
         return false;
       }
-      currentRun.remove(id);
-      work.stop(lane(id), id);
-      lane(id).submit(() -> decider.execute(() -> finishRelease(id, token)));
+      runs.stop(id);
+      runs.afterLane(id, () -> decider.execute(() -> finishRelease(id, token)));
       return true;
     });
   }
 
   private void finishRelease(String id, long token) {
     Long now = tokens.of(id);
-    if (now == null || now != token || currentRun.containsKey(id)) {
+    if (now == null || now != token || runs.hasRun(id)) {
       return;   // adopted again meanwhile
     }
     tokens.unhost(id);
@@ -250,8 +246,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   /** Stops a runtime and forgets the hosting at once, without writing the record (a newer owner does). */
   private void drop(String id) {
     tokens.unhost(id);
-    currentRun.remove(id);
-    work.stop(lane(id), id);
+    runs.stop(id);
   }
 
   /** Changefeed id to the token this node hosts it with (for the member info). */
@@ -445,8 +440,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   public CompletableFuture<List<String>> snapshot(String id, SnapshotAction action, List<String> tables) {
     return onDecider(() -> {
       ChangefeedRecord r = visible(id);
-      FeedLane lane = lanes.get(id);
-      HostedRuntime run = lane == null ? null : lane.runtime();
+      HostedRuntime run = runs.runtime(id);
       if (run == null || run.generation() != r.generation() || r.state() != ChangefeedState.NORMAL
           || !tokens.has(id)) {
         throw new InvalidStateException(id, r.generation(), r.state(), "snapshot " + action.name().toLowerCase(
@@ -533,7 +527,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   private void onRuntimeEnded(String id, long generation, long runId, Throwable error) {
     ChangefeedRecord r = records.get(id);
-    if (closing || r == null || r.generation() != generation || !Long.valueOf(runId).equals(currentRun.get(id))) {
+    if (runs.closing() || r == null || r.generation() != generation || !runs.isCurrent(id, runId)) {
       return;   // a run that was already stopped or replaced
     }
     FencedOutException fenced = fencedOutCause(error);
@@ -574,7 +568,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   /** A retry timer fired (supervisor thread; package-private so tests can replay a stale one). */
   void onRetryDue(String id, long generation, long dueAtMs) {
     ChangefeedRecord r = records.get(id);
-    if (closing || !tokens.has(id) || r == null || r.generation() != generation || r.nextRetryAtMs() != dueAtMs) {
+    if (runs.closing() || !tokens.has(id) || r == null || r.generation() != generation
+        || r.nextRetryAtMs() != dueAtMs) {
       return;   // disarmed by RESUME, PAUSE, a new generation or a later failure
     }
     ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.RETRY_DUE);
@@ -590,7 +585,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   /** A cleanup attempt ended (supervisor thread; package-private so tests can replay a stale one). */
   void onCleanupEnded(String id, long generation, Throwable error) {
-    CompletableFuture<Void> done = cleanups.remove(id);
+    CompletableFuture<Void> done = runs.cleanupEnded(id);
     ChangefeedRecord r = records.get(id);
     if (r != null && r.generation() == generation && r.state() == ChangefeedState.REMOVING && tokens.has(id)) {
       ChangefeedInput input = error == null ? ChangefeedInput.CLEANUP_DONE : ChangefeedInput.CLEANUP_FAILED;
@@ -608,14 +603,14 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   }
 
   private void recordProgress() {
-    if (closing) {
+    if (runs.closing()) {
       return;
     }
-    for (Map.Entry<String, FeedLane> e : lanes.entrySet()) {
-      HostedRuntime run = e.getValue().runtime();
-      ChangefeedRecord r = records.get(e.getKey());
+    for (String id : runs.laneIds()) {
+      HostedRuntime run = runs.runtime(id);
+      ChangefeedRecord r = records.get(id);
       if (run == null || r == null || r.generation() != run.generation() || r.state() != ChangefeedState.NORMAL
-          || !tokens.has(e.getKey())) {
+          || !tokens.has(id)) {
         continue;
       }
       ChangefeedStatus status = run.status();
@@ -683,16 +678,16 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         .log("changefeed transition");
     for (ChangefeedEffect effect : t.effects()) {
       switch (effect) {
-        case START_RUNTIME -> startRuntime(next);
-        case STOP_RUNTIME -> stopRuntime(next);
+        case START_RUNTIME -> runs.start(next);
+        case STOP_RUNTIME -> runs.stop(next.id());
         case RESTART_RUNTIME -> {
-          stopRuntime(next);
-          startRuntime(next);
+          runs.stop(next.id());
+          runs.start(next);
         }
-        case START_CLEANUP -> startCleanup(next);
+        case START_CLEANUP -> runs.cleanup(next);
         case SCHEDULE_RETRY, SCHEDULE_CLEANUP_RETRY -> {
           if (next.nextRetryAtMs() > 0) {
-            armTimer(next.id(), next.generation(), next.nextRetryAtMs());
+            runs.retryAt(next.id(), next.generation(), next.nextRetryAtMs());
           }
         }
         case FINISH_REMOVAL -> {
@@ -716,7 +711,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     if (r.state() != ChangefeedState.REMOVING) {
       return CompletableFuture.completedFuture(null);
     }
-    CompletableFuture<Void> here = cleanups.get(r.id());
+    CompletableFuture<Void> here = runs.cleanupOf(r.id());
     return here != null ? here : removalWaiters.computeIfAbsent(r.id(), k -> new CompletableFuture<>());
   }
 
@@ -735,42 +730,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     records.write(r, tokens.of(r.id()), sync);
   }
 
-  private void startRuntime(ChangefeedRecord r) {
-    Long token = tokens.of(r.id());
-    if (closing || token == null) {
-      return;   // not hosted here: the node it is assigned to runs it
-    }
-    long runId = ++runIds;
-    currentRun.put(r.id(), runId);
-    work.start(lane(r.id()), r, runId, token);
-  }
-
-  private void stopRuntime(ChangefeedRecord r) {
-    currentRun.remove(r.id());
-    work.stop(lane(r.id()), r.id());
-  }
-
-  private void startCleanup(ChangefeedRecord r) {
-    if (closing || !tokens.has(r.id()) || cleanups.containsKey(r.id())) {
-      return;   // one cleanup per id at a time: a retry joins the running one
-    }
-    currentRun.remove(r.id());
-    cleanups.put(r.id(), new CompletableFuture<>());
-    work.cleanup(lane(r.id()), r);
-  }
-
-  private void armTimer(String id, long generation, long dueAtMs) {
-    if (closing) {
-      return;
-    }
-    long delay = Math.max(0, dueAtMs - nowMs.getAsLong());
-    timers.schedule(() -> decider.execute(() -> onRetryDue(id, generation, dueAtMs)), delay, TimeUnit.MILLISECONDS);
-  }
-
-  private FeedLane lane(String id) {
-    return lanes.computeIfAbsent(id, k -> new FeedLane(workers));
-  }
-
   private ChangefeedRecord current(String id) {
     return records.current(id);
   }
@@ -784,8 +743,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   }
 
   private ChangefeedSnapshot snapshot(ChangefeedRecord r) {
-    FeedLane lane = lanes.get(r.id());
-    HostedRuntime run = lane == null ? null : lane.runtime();
+    HostedRuntime run = runs.runtime(r.id());
     boolean live = run != null && run.generation() == r.generation() && r.state() == ChangefeedState.NORMAL
         && tokens.has(r.id());
     return new ChangefeedSnapshot(r, live ? run.status() : null, GcHolds.of(r, nowMs.getAsLong()));
@@ -842,15 +800,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   public void close() {
     timers.shutdownNow();
     try {
-      List<CompletableFuture<Void>> stops = await(onDecider(() -> {
-        closing = true;
-        List<CompletableFuture<Void>> out = new ArrayList<>();
-        for (Map.Entry<String, FeedLane> e : lanes.entrySet()) {
-          work.stop(e.getValue(), e.getKey());
-          out.add(e.getValue().submit(() -> { }));
-        }
-        return out;
-      }));
+      List<CompletableFuture<Void>> stops = await(onDecider(runs::closeAll));
       CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new))
           .get(config.stopTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS);
       await(onDecider(() -> null));   // the stops' checkpoint reports were queued before this
