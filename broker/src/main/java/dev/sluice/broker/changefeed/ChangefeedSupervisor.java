@@ -81,6 +81,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private final LongSupplier nowMs;
   private final ChangefeedMetrics metrics;
   private final FeedRuns runs;
+  private final TransitionCommitter committer;
   private final ExecutorService decider;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers;
@@ -122,6 +123,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     });
     this.runs = new FeedRuns(work, workers, timers, tokens, nowMs,
         (id, generation, dueAtMs) -> decider.execute(() -> onRetryDue(id, generation, dueAtMs)));
+    this.committer = new TransitionCommitter(records, tokens, runs, config, metrics, gcHolds, nowMs);
   }
 
   /**
@@ -196,7 +198,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       }
       tokens.host(id, token);
       ChangefeedRecord r = latest.writtenBy(token);
-      persist(r, true);
+      committer.persist(r, true);
       log.atInfo().addKeyValue("changefeedId", id).addKeyValue("generation", r.generation())
           .addKeyValue("state", r.state()).addKeyValue("token", token).log("changefeed hosted here");
       switch (r.state()) {
@@ -238,7 +240,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     tokens.unhost(id);
     ChangefeedRecord r = records.get(id);
     if (r != null && r.state() != ChangefeedState.REMOVED) {
-      persist(r.writtenBy(token), true);
+      committer.persist(r.writtenBy(token), true);
     }
     log.atInfo().addKeyValue("changefeedId", id).addKeyValue("token", token).log("changefeed released");
   }
@@ -302,7 +304,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
           ChangefeedRecord r = current(id);
           ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.CREATE);
           long startTs = r.keptMeta() ? r.checkpoint().ts() : startTsGiven ? s.startTs() : host.resolvedTs();
-          return commit(r, ChangefeedInput.CREATE, t, r.recreated(s.withStartTs(startTs), nowMs.getAsLong()), null);
+          return committer.commit(r, ChangefeedInput.CREATE, t, r.recreated(s.withStartTs(startTs), nowMs.getAsLong()),
+              null);
         }));
   }
 
@@ -385,7 +388,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       long now = nowMs.getAsLong();
       ChangefeedRecord changed = r.state() == ChangefeedState.REMOVING ? r
           : r.withDeletion(new Deletion(r.generation(), options, now, 0, null, 0), now);
-      ChangefeedRecord next = commit(r, ChangefeedInput.DELETE, t, changed, null);
+      ChangefeedRecord next = committer.commit(r, ChangefeedInput.DELETE, t, changed, null);
       return new DeletionTicket(id, next.generation(), options, completion(next));
     });
   }
@@ -410,7 +413,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       long now = nowMs.getAsLong();
       if (r.state() == ChangefeedState.REMOVED && r.spec() == null) {
         // kept by a server that did not keep the definition: the sink's rows cannot be found from here
-        persist(ChangefeedRecord.absent(id).withGeneration(r.generation()), true);
+        committer.persist(ChangefeedRecord.absent(id).withGeneration(r.generation()), true);
         log.atWarn().addKeyValue("changefeedId", id).log("kept checkpoint discarded; the sink's sluice_checkpoint and"
             + " sluice_table_checkpoint rows of this changefeed id were not removed (its sink is not known)");
         return new DeletionTicket(id, r.generation(), DeleteOptions.REMOVE_META, CompletableFuture.completedFuture(null));
@@ -419,7 +422,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       Deletion d = new Deletion(r.generation(), DeleteOptions.REMOVE_META, now, 0, null, 0);
       ChangefeedRecord changed = r.state() == ChangefeedState.REMOVING ? r
           : r.state() == ChangefeedState.REMOVED ? r.purging(d, now) : r.withDeletion(d, now);
-      ChangefeedRecord next = commit(r, ChangefeedInput.PURGE, t, changed, null);
+      ChangefeedRecord next = committer.commit(r, ChangefeedInput.PURGE, t, changed, null);
       return new DeletionTicket(id, next.generation(), DeleteOptions.REMOVE_META, completion(next));
     });
   }
@@ -519,7 +522,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       if (!t.allowed()) {
         throw new InvalidStateException(id, r.generation(), r.state(), input, null);
       }
-      return commit(r, input, t, change.apply(r), null);
+      return committer.commit(r, input, t, change.apply(r), null);
     });
   }
 
@@ -553,7 +556,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     log.atWarn().addKeyValue("changefeedId", id).addKeyValue("generation", generation).addKeyValue("code", e.code())
         .log("changefeed runtime failed: {}", e.getMessage());
     ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), input);
-    commit(r, input, t, input == ChangefeedInput.FAIL_FATAL ? r.withRetry(fe, r.retryCount(), 0, fe.atMs()) : r, fe);
+    committer.commit(r, input, t, input == ChangefeedInput.FAIL_FATAL ? r.withRetry(fe, r.retryCount(), 0, fe.atMs()) : r,
+        fe);
   }
 
   private static FencedOutException fencedOutCause(Throwable error) {
@@ -573,13 +577,14 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       return;   // disarmed by RESUME, PAUSE, a new generation or a later failure
     }
     ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.RETRY_DUE);
-    commit(r, ChangefeedInput.RETRY_DUE, t, r.withRetry(r.lastError(), r.retryCount(), 0, nowMs.getAsLong()), null);
+    committer.commit(r, ChangefeedInput.RETRY_DUE, t, r.withRetry(r.lastError(), r.retryCount(), 0, nowMs.getAsLong()),
+        null);
   }
 
   private void onStopped(String id, long generation, FeedCheckpoint reached) {
     ChangefeedRecord r = records.get(id);
     if (r != null && r.generation() == generation && r.state() != ChangefeedState.REMOVED && tokens.has(id)) {
-      persist(r.withCheckpoint(r.checkpoint().max(reached), nowMs.getAsLong()), true);
+      committer.persist(r.withCheckpoint(r.checkpoint().max(reached), nowMs.getAsLong()), true);
     }
   }
 
@@ -591,7 +596,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       ChangefeedInput input = error == null ? ChangefeedInput.CLEANUP_DONE : ChangefeedInput.CLEANUP_FAILED;
       FeedError fe = error == null ? null : new FeedError(DeletionFailedException.causeCode(error).name(),
           error.getMessage(), true, nowMs.getAsLong());
-      commit(r, input, ChangefeedTransitions.apply(r.state(), input), r, fe);
+      committer.commit(r, input, ChangefeedTransitions.apply(r.state(), input), r, fe);
     }
     if (done != null) {
       if (error == null) {
@@ -625,7 +630,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         next = next.withRetry(r.lastError(), 0, 0, nowMs.getAsLong());   // started fine: the next failure counts from 1
       }
       if (next != r) {
-        persist(next, next.retryCount() != r.retryCount());
+        committer.persist(next, next.retryCount() != r.retryCount());
       }
     }
     metrics.refreshLag(records.values());
@@ -642,65 +647,11 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     // the host writes a record: only the changefeeds hosted here are marked (others' hosts mark theirs)
     List<ChangefeedRecord> mine = records.values().stream().filter(r -> tokens.has(r.id())).toList();
     for (ChangefeedRecord expired : gcHolds.check(mine, now)) {
-      persist(expired.withGcExpired(now), true);
+      committer.persist(expired.withGcExpired(now), true);
     }
   }
 
-  // ---- deciding and acting (supervisor thread) ----------------------------------------------
-
-  /** Applies the record effects of {@code t} to {@code changed}, persists it synced, then runs the actions. */
-  private ChangefeedRecord commit(ChangefeedRecord before, ChangefeedInput input, ChangefeedTransition t,
-      ChangefeedRecord changed, FeedError error) {
-    long now = nowMs.getAsLong();
-    ChangefeedRecord next = changed.withState(t.next(), now);
-    for (ChangefeedEffect effect : t.effects()) {
-      switch (effect) {
-        case SCHEDULE_RETRY -> {
-          int attempt = next.retryCount() + 1;
-          boolean giveUp = config.retryMaxAttempts() > 0 && attempt > config.retryMaxAttempts();
-          FeedError shown = giveUp ? new FeedError(error.code(), error.message() + " (gave up after "
-              + config.retryMaxAttempts() + " automatic restarts; RESUME to try again)", false, error.atMs()) : error;
-          next = next.withRetry(shown, attempt, giveUp ? 0 : now + config.retryDelay(attempt).toMillis(), now);
-        }
-        case CLEAR_RETRY -> next = next.withRetry(null, 0, 0, now);
-        case SCHEDULE_CLEANUP_RETRY -> {
-          Deletion d = next.deletion().attempted(error);
-          next = next.withDeletion(d, now)
-              .withRetry(next.lastError(), next.retryCount(), now + config.cleanupDelay(d.attempts()).toMillis(), now);
-        }
-        case FINISH_REMOVAL -> next = next.removed(next.deletion().completedAt(now), now);
-        case START_RUNTIME, STOP_RUNTIME, RESTART_RUNTIME, START_CLEANUP -> { }
-      }
-    }
-    persist(next, true);
-    log.atInfo().addKeyValue("changefeedId", next.id()).addKeyValue("generation", next.generation())
-        .addKeyValue("input", input).addKeyValue("from", before.state()).addKeyValue("to", next.state())
-        .log("changefeed transition");
-    for (ChangefeedEffect effect : t.effects()) {
-      switch (effect) {
-        case START_RUNTIME -> runs.start(next);
-        case STOP_RUNTIME -> runs.stop(next.id());
-        case RESTART_RUNTIME -> {
-          runs.stop(next.id());
-          runs.start(next);
-        }
-        case START_CLEANUP -> runs.cleanup(next);
-        case SCHEDULE_RETRY, SCHEDULE_CLEANUP_RETRY -> {
-          if (next.nextRetryAtMs() > 0) {
-            runs.retryAt(next.id(), next.generation(), next.nextRetryAtMs());
-          }
-        }
-        case FINISH_REMOVAL -> {
-          if (!next.keptMeta()) {
-            metrics.forget(next.id());
-            gcHolds.forget(next.id());
-          }
-        }
-        case CLEAR_RETRY -> { }
-      }
-    }
-    return next;
-  }
+  // ---- deletion completions (supervisor thread) ----------------------------------------------
 
   /**
    * Completes when the deletion {@code r} stands in is done: the cleanup running here, or (the cleanup runs
@@ -723,11 +674,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         w.complete(null);
       }
     }
-  }
-
-  /** Writes {@code r} here and in the cluster, stamped with this node's token when it hosts it. */
-  private void persist(ChangefeedRecord r, boolean sync) {
-    records.write(r, tokens.of(r.id()), sync);
   }
 
   private ChangefeedRecord current(String id) {
