@@ -82,6 +82,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private final ChangefeedMetrics metrics;
   private final FeedRuns runs;
   private final TransitionCommitter committer;
+  private final FeedHandover handover;
   private final ExecutorService decider;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers;
@@ -124,6 +125,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     this.runs = new FeedRuns(work, workers, timers, tokens, nowMs,
         (id, generation, dueAtMs) -> decider.execute(() -> onRetryDue(id, generation, dueAtMs)));
     this.committer = new TransitionCommitter(records, tokens, runs, config, metrics, gcHolds, nowMs);
+    this.handover = new FeedHandover(records, tokens, runs, committer, decider);
   }
 
   /**
@@ -147,30 +149,12 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     host.holdGc(s::lowestHeldTs);
     replica.onChange((id, json) -> {
       if (json != null) {
-        s.decider.execute(() -> s.onReplicated(ChangefeedRecord.fromJson(new JsonObject(json))));
+        s.decider.execute(() -> s.handover.onReplicated(ChangefeedRecord.fromJson(new JsonObject(json))));
       }
     });
     long every = config.progressInterval().toMillis();
     s.timers.scheduleWithFixedDelay(() -> s.decider.execute(s::recordProgress), every, every, TimeUnit.MILLISECONDS);
     return s;
-  }
-
-  /** A record another node (or this one) wrote reached this node (supervisor thread). */
-  private void onReplicated(ChangefeedRecord r) {
-    Long token = tokens.of(r.id());
-    ChangefeedRecord mine = records.get(r.id());
-    if (token != null) {
-      if (r.generation() == mine.generation() && r.writerToken() > token) {
-        log.atWarn().addKeyValue("changefeedId", r.id()).addKeyValue("token", token)
-            .addKeyValue("writerToken", r.writerToken()).log("a newer owner writes this changefeed: stopping it here");
-        drop(r.id());
-        records.accept(r);
-      }
-      return;   // this node writes it
-    }
-    if (mine == null || r.supersedes(mine)) {
-      records.accept(r);
-    }
   }
 
   // ---- hosting -------------------------------------------------------------------------------
@@ -181,38 +165,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * token a sink already refused is not taken again.
    */
   public CompletableFuture<Boolean> adopt(String id, long token) {
-    return onDecider(() -> {
-      Long current = tokens.of(id);
-      if (current != null && current == token) {
-        return false;
-      }
-      if (tokens.refused(id, token)) {
-        return false;   // the coordinator reassigns it with a higher token
-      }
-      ChangefeedRecord latest = records.newest(id);
-      if (latest == null || runs.closing()) {
-        return false;   // not replicated here yet: the next reconcile tries again
-      }
-      if (current != null) {
-        runs.stop(id);
-      }
-      tokens.host(id, token);
-      ChangefeedRecord r = latest.writtenBy(token);
-      committer.persist(r, true);
-      log.atInfo().addKeyValue("changefeedId", id).addKeyValue("generation", r.generation())
-          .addKeyValue("state", r.state()).addKeyValue("token", token).log("changefeed hosted here");
-      switch (r.state()) {
-        case NORMAL -> runs.start(r);
-        case FAILED -> {
-          if (r.nextRetryAtMs() > 0) {
-            runs.retryAt(r.id(), r.generation(), r.nextRetryAtMs());
-          }
-        }
-        case REMOVING -> runs.cleanup(r);
-        case PAUSED, REMOVED -> { }
-      }
-      return true;
-    });
+    return onDecider(() -> handover.adopt(id, token));
   }
 
   /**
@@ -221,34 +174,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * owner after the old one stopped. Idempotent.
    */
   public CompletableFuture<Boolean> release(String id) {
-    return onDecider(() -> {
-      Long token = tokens.of(id);
-      if (token == null) {
-        return false;
-      }
-      runs.stop(id);
-      runs.afterLane(id, () -> decider.execute(() -> finishRelease(id, token)));
-      return true;
-    });
-  }
-
-  private void finishRelease(String id, long token) {
-    Long now = tokens.of(id);
-    if (now == null || now != token || runs.hasRun(id)) {
-      return;   // adopted again meanwhile
-    }
-    tokens.unhost(id);
-    ChangefeedRecord r = records.get(id);
-    if (r != null && r.state() != ChangefeedState.REMOVED) {
-      committer.persist(r.writtenBy(token), true);
-    }
-    log.atInfo().addKeyValue("changefeedId", id).addKeyValue("token", token).log("changefeed released");
-  }
-
-  /** Stops a runtime and forgets the hosting at once, without writing the record (a newer owner does). */
-  private void drop(String id) {
-    tokens.unhost(id);
-    runs.stop(id);
+    return onDecider(() -> handover.release(id));
   }
 
   /** Changefeed id to the token this node hosts it with (for the member info). */
@@ -539,7 +465,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
           .addKeyValue("token", fenced.token()).addKeyValue("heldToken", fenced.heldToken())
           .log("changefeed fenced out: its sink holds a newer owner's token; stopped here, the record is left to it");
       tokens.fencedOut(id, fenced.heldToken());
-      drop(id);
+      handover.drop(id);
       return;
     }
     SluiceException e = error instanceof SluiceException s ? s
