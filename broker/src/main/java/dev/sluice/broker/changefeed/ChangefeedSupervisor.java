@@ -1,12 +1,10 @@
 package dev.sluice.broker.changefeed;
 
 import dev.sluice.api.error.ErrorCode;
-import dev.sluice.api.error.SluiceException;
 import dev.sluice.api.error.TransientException;
 import dev.sluice.api.secret.Redactor;
 import dev.sluice.broker.cluster.ClusterMap;
 import dev.sluice.broker.cluster.PlacedChangefeed;
-import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
 import dev.sluice.dispatcher.sink.FencedOutException;
 import io.vertx.core.json.JsonObject;
 import io.micrometer.core.instrument.MeterRegistry;
@@ -83,11 +81,11 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private final FeedRuns runs;
   private final TransitionCommitter committer;
   private final FeedHandover handover;
+  private final RuntimeReports reports;
   private final ExecutorService decider;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers;
-  // the fields below are touched on the supervisor's thread only
-  private final GcHoldWatch gcHolds;
+  // touched on the supervisor's thread only
   /** Deletions answered here whose cleanup runs on the node that hosts them (maybe this one, once assigned). */
   private final Map<String, CompletableFuture<Void>> removalWaiters = new HashMap<>();
 
@@ -104,17 +102,17 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         workers);
     this.timers = Executors.newSingleThreadScheduledExecutor(named("sluice-changefeed-timer"));
     this.metrics = new ChangefeedMetrics(registry, records.asMap(), clock);
-    this.gcHolds = new GcHoldWatch(metrics);
+    GcHoldWatch gcHolds = new GcHoldWatch(metrics);
     records.onStored(this::settleWaiters);
     FeedWork work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
       @Override
       public void runtimeEnded(String id, long generation, long runId, Throwable error) {
-        decider.execute(() -> onRuntimeEnded(id, generation, runId, error));
+        decider.execute(() -> reports.onRuntimeEnded(id, generation, runId, error));
       }
 
       @Override
       public void stopped(String id, long generation, FeedCheckpoint reached) {
-        decider.execute(() -> onStopped(id, generation, reached));
+        decider.execute(() -> reports.onStopped(id, generation, reached));
       }
 
       @Override
@@ -122,10 +120,15 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         decider.execute(() -> onCleanupEnded(id, generation, error));
       }
     });
-    this.runs = new FeedRuns(work, workers, timers, tokens, nowMs,
-        (id, generation, dueAtMs) -> decider.execute(() -> onRetryDue(id, generation, dueAtMs)));
+    this.runs = new FeedRuns(work, workers, timers, tokens, nowMs, new FeedRuns.RetryDue() {
+      @Override
+      public void due(String id, long generation, long dueAtMs) {
+        decider.execute(() -> reports.onRetryDue(id, generation, dueAtMs));
+      }
+    });
     this.committer = new TransitionCommitter(records, tokens, runs, config, metrics, gcHolds, nowMs);
     this.handover = new FeedHandover(records, tokens, runs, committer, decider);
+    this.reports = new RuntimeReports(records, tokens, runs, committer, handover, metrics, gcHolds, nowMs);
   }
 
   /**
@@ -153,7 +156,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       }
     });
     long every = config.progressInterval().toMillis();
-    s.timers.scheduleWithFixedDelay(() -> s.decider.execute(s::recordProgress), every, every, TimeUnit.MILLISECONDS);
+    s.timers.scheduleWithFixedDelay(() -> s.decider.execute(s.reports::recordProgress), every, every, TimeUnit.MILLISECONDS);
     return s;
   }
 
@@ -452,67 +455,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     });
   }
 
-  // ---- reports from lanes and timers (supervisor thread) --------------------------------------
-
-  private void onRuntimeEnded(String id, long generation, long runId, Throwable error) {
-    ChangefeedRecord r = records.get(id);
-    if (runs.closing() || r == null || r.generation() != generation || !runs.isCurrent(id, runId)) {
-      return;   // a run that was already stopped or replaced
-    }
-    FencedOutException fenced = fencedOutCause(error);
-    if (fenced != null) {
-      log.atWarn().addKeyValue("changefeedId", id).addKeyValue("generation", generation)
-          .addKeyValue("token", fenced.token()).addKeyValue("heldToken", fenced.heldToken())
-          .log("changefeed fenced out: its sink holds a newer owner's token; stopped here, the record is left to it");
-      tokens.fencedOut(id, fenced.heldToken());
-      handover.drop(id);
-      return;
-    }
-    SluiceException e = error instanceof SluiceException s ? s
-        : SluiceException.of(ErrorCode.INTERNAL, "changefeed \"" + id + "\" failed: " + error, error);
-    boolean retryable = e.code().kind() == ErrorCode.Kind.TRANSIENT;
-    ChangefeedInput input = retryable ? ChangefeedInput.FAIL_TRANSIENT : ChangefeedInput.FAIL_FATAL;
-    String message = e.getMessage();
-    if (e.code() == ErrorCode.START_TS_BELOW_GC && r.gc().expiredAtMs() > 0) {
-      message += " (its GC hold expired at " + java.time.Instant.ofEpochMilli(r.gc().expiredAtMs()) + ", after options."
-          + "gc_ttl_s without progress: the events after its checkpoint " + r.checkpoint().ts() + " were collected; "
-          + "delete it and create it again from a new start_ts, whose target then lacks the changes in between)";
-    }
-    FeedError fe = new FeedError(e.code().name(), message, retryable, nowMs.getAsLong());
-    log.atWarn().addKeyValue("changefeedId", id).addKeyValue("generation", generation).addKeyValue("code", e.code())
-        .log("changefeed runtime failed: {}", e.getMessage());
-    ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), input);
-    committer.commit(r, input, t, input == ChangefeedInput.FAIL_FATAL ? r.withRetry(fe, r.retryCount(), 0, fe.atMs()) : r,
-        fe);
-  }
-
-  private static FencedOutException fencedOutCause(Throwable error) {
-    for (Throwable e = error; e != null; e = e.getCause()) {
-      if (e instanceof FencedOutException f) {
-        return f;
-      }
-    }
-    return null;
-  }
-
-  /** A retry timer fired (supervisor thread; package-private so tests can replay a stale one). */
-  void onRetryDue(String id, long generation, long dueAtMs) {
-    ChangefeedRecord r = records.get(id);
-    if (runs.closing() || !tokens.has(id) || r == null || r.generation() != generation
-        || r.nextRetryAtMs() != dueAtMs) {
-      return;   // disarmed by RESUME, PAUSE, a new generation or a later failure
-    }
-    ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.RETRY_DUE);
-    committer.commit(r, ChangefeedInput.RETRY_DUE, t, r.withRetry(r.lastError(), r.retryCount(), 0, nowMs.getAsLong()),
-        null);
-  }
-
-  private void onStopped(String id, long generation, FeedCheckpoint reached) {
-    ChangefeedRecord r = records.get(id);
-    if (r != null && r.generation() == generation && r.state() != ChangefeedState.REMOVED && tokens.has(id)) {
-      committer.persist(r.withCheckpoint(r.checkpoint().max(reached), nowMs.getAsLong()), true);
-    }
-  }
+  // ---- deletion completions (supervisor thread) ---  // ---- deletions (supervisor thread) ----------------------------------------------
 
   /** A cleanup attempt ended (supervisor thread; package-private so tests can replay a stale one). */
   void onCleanupEnded(String id, long generation, Throwable error) {
@@ -532,52 +475,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       }
     }
   }
-
-  private void recordProgress() {
-    if (runs.closing()) {
-      return;
-    }
-    for (String id : runs.laneIds()) {
-      HostedRuntime run = runs.runtime(id);
-      ChangefeedRecord r = records.get(id);
-      if (run == null || r == null || r.generation() != run.generation() || r.state() != ChangefeedState.NORMAL
-          || !tokens.has(id)) {
-        continue;
-      }
-      ChangefeedStatus status = run.status();
-      metrics.divergentColumns(r.id(), status.divergences().size());
-      metrics.snapshots(r.id(), status);
-      FeedCheckpoint now = r.checkpoint().max(HostedRuntime.fromStatus(status));
-      ChangefeedRecord next = r;
-      if (!now.equals(r.checkpoint())) {
-        next = next.withCheckpoint(now, nowMs.getAsLong());
-      }
-      if (status.state() == ChangefeedStatus.State.RUNNING && r.retryCount() > 0) {
-        next = next.withRetry(r.lastError(), 0, 0, nowMs.getAsLong());   // started fine: the next failure counts from 1
-      }
-      if (next != r) {
-        committer.persist(next, next.retryCount() != r.retryCount());
-      }
-    }
-    metrics.refreshLag(records.values());
-    checkGcHolds();
-  }
-
-  /**
-   * Checks the GC holds of the changefeeds hosted here ({@link GcHoldWatch}) and marks expired ones in their
-   * records.
-   * Supervisor thread; package-private so tests drive it with their clock.
-   */
-  void checkGcHolds() {
-    long now = nowMs.getAsLong();
-    // the host writes a record: only the changefeeds hosted here are marked (others' hosts mark theirs)
-    List<ChangefeedRecord> mine = records.values().stream().filter(r -> tokens.has(r.id())).toList();
-    for (ChangefeedRecord expired : gcHolds.check(mine, now)) {
-      committer.persist(expired.withGcExpired(now), true);
-    }
-  }
-
-  // ---- deletion completions (supervisor thread) ----------------------------------------------
 
   /**
    * Completes when the deletion {@code r} stands in is done: the cleanup running here, or (the cleanup runs
@@ -626,6 +523,11 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       throw InvalidChangefeedException.field("id", "must be 1-128 of [A-Za-z0-9_.-] starting with a letter or digit,"
           + " got \"" + id + "\"");
     }
+  }
+
+  /** What turns the runtimes' reports into records (tests replay stale reports on the supervisor's thread). */
+  RuntimeReports reports() {
+    return reports;
   }
 
   /** Runs {@code work} on the supervisor's thread. */

@@ -232,7 +232,7 @@ class ChangefeedDeletionTest {
       ChangefeedRecord g2 = stack.supervisor().record("race");
       stack.supervisor().onDecider(() -> {
         stack.supervisor().onCleanupEnded("race", 1, null);
-        stack.supervisor().onRetryDue("race", 1, g2.nextRetryAtMs());
+        stack.supervisor().reports().onRetryDue("race", 1, g2.nextRetryAtMs());
         return null;
       }).get(10, TimeUnit.SECONDS);
       ChangefeedRecord after = stack.supervisor().record("race");
