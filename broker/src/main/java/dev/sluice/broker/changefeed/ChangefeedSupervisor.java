@@ -10,7 +10,6 @@ import io.vertx.core.json.JsonObject;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
@@ -82,12 +81,10 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   private final TransitionCommitter committer;
   private final FeedHandover handover;
   private final RuntimeReports reports;
+  private final ChangefeedDeletions deletions;
   private final ExecutorService decider;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers;
-  // touched on the supervisor's thread only
-  /** Deletions answered here whose cleanup runs on the node that hosts them (maybe this one, once assigned). */
-  private final Map<String, CompletableFuture<Void>> removalWaiters = new HashMap<>();
 
   private ChangefeedSupervisor(ChangefeedStore store, ClusterMap replica, ChangefeedConfig config, SinkConnector sinks,
       HostBroker host, Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
@@ -103,7 +100,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     this.timers = Executors.newSingleThreadScheduledExecutor(named("sluice-changefeed-timer"));
     this.metrics = new ChangefeedMetrics(registry, records.asMap(), clock);
     GcHoldWatch gcHolds = new GcHoldWatch(metrics);
-    records.onStored(this::settleWaiters);
     FeedWork work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
       @Override
       public void runtimeEnded(String id, long generation, long runId, Throwable error) {
@@ -117,7 +113,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
       @Override
       public void cleanupEnded(String id, long generation, Throwable error) {
-        decider.execute(() -> onCleanupEnded(id, generation, error));
+        decider.execute(() -> deletions.onCleanupEnded(id, generation, error));
       }
     });
     this.runs = new FeedRuns(work, workers, timers, tokens, nowMs, new FeedRuns.RetryDue() {
@@ -129,6 +125,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     this.committer = new TransitionCommitter(records, tokens, runs, config, metrics, gcHolds, nowMs);
     this.handover = new FeedHandover(records, tokens, runs, committer, decider);
     this.reports = new RuntimeReports(records, tokens, runs, committer, handover, metrics, gcHolds, nowMs);
+    this.deletions = new ChangefeedDeletions(records, tokens, runs, committer, nowMs);
+    records.onStored(deletions::settle);
   }
 
   /**
@@ -156,7 +154,8 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       }
     });
     long every = config.progressInterval().toMillis();
-    s.timers.scheduleWithFixedDelay(() -> s.decider.execute(s.reports::recordProgress), every, every, TimeUnit.MILLISECONDS);
+    s.timers.scheduleWithFixedDelay(() -> s.decider.execute(s.reports::recordProgress), every, every,
+        TimeUnit.MILLISECONDS);
     return s;
   }
 
@@ -303,23 +302,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * options as the deletion in progress.
    */
   public CompletableFuture<DeletionTicket> delete(String id, DeleteOptions options) {
-    return onDecider(() -> {
-      ChangefeedRecord r = records.get(id);
-      if (r == null || r.state() == ChangefeedState.REMOVED) {
-        throw ChangefeedNotFoundException.of(id);
-      }
-      tokens.requireHosted(id);
-      if (r.state() == ChangefeedState.REMOVING && !r.deletion().options().equals(options)) {
-        throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.DELETE, "its deletion with"
-            + " keep_meta=" + r.deletion().options().keepMeta() + " is in progress; retry with the same keep_meta");
-      }
-      ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.DELETE);
-      long now = nowMs.getAsLong();
-      ChangefeedRecord changed = r.state() == ChangefeedState.REMOVING ? r
-          : r.withDeletion(new Deletion(r.generation(), options, now, 0, null, 0), now);
-      ChangefeedRecord next = committer.commit(r, ChangefeedInput.DELETE, t, changed, null);
-      return new DeletionTicket(id, next.generation(), options, completion(next));
-    });
+    return onDecider(() -> deletions.delete(id, options));
   }
 
   /**
@@ -330,30 +313,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * @throws ChangefeedNotFoundException when the id neither exists nor kept a checkpoint
    */
   public CompletableFuture<DeletionTicket> purge(String id) {
-    return onDecider(() -> {
-      ChangefeedRecord r = records.get(id);
-      if (r == null || (!r.visible() && !r.keptMeta())) {
-        throw new ChangefeedNotFoundException(id, "changefeed \"" + id + "\" neither exists nor kept a checkpoint");
-      }
-      if (r.state() == ChangefeedState.REMOVING && r.deletion().options().keepMeta()) {
-        throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.PURGE, "its deletion with"
-            + " keep_meta=true is in progress; purge once it completed");
-      }
-      long now = nowMs.getAsLong();
-      if (r.state() == ChangefeedState.REMOVED && r.spec() == null) {
-        // kept by a server that did not keep the definition: the sink's rows cannot be found from here
-        committer.persist(ChangefeedRecord.absent(id).withGeneration(r.generation()), true);
-        log.atWarn().addKeyValue("changefeedId", id).log("kept checkpoint discarded; the sink's sluice_checkpoint and"
-            + " sluice_table_checkpoint rows of this changefeed id were not removed (its sink is not known)");
-        return new DeletionTicket(id, r.generation(), DeleteOptions.REMOVE_META, CompletableFuture.completedFuture(null));
-      }
-      ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.PURGE);
-      Deletion d = new Deletion(r.generation(), DeleteOptions.REMOVE_META, now, 0, null, 0);
-      ChangefeedRecord changed = r.state() == ChangefeedState.REMOVING ? r
-          : r.state() == ChangefeedState.REMOVED ? r.purging(d, now) : r.withDeletion(d, now);
-      ChangefeedRecord next = committer.commit(r, ChangefeedInput.PURGE, t, changed, null);
-      return new DeletionTicket(id, next.generation(), DeleteOptions.REMOVE_META, completion(next));
-    });
+    return onDecider(() -> deletions.purge(id));
   }
 
   /** The lowest checkpoint the changefeeds reading from this broker hold (GC thread; reads only). */
@@ -418,19 +378,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   /** Where the deletion of {@code generation} of {@code id} stands. */
   public CompletableFuture<DeletionStatus> deletion(String id, long generation) {
-    return onDecider(() -> {
-      ChangefeedRecord r = records.get(id);
-      if (r != null && r.deletion() != null && r.deletion().generation() == generation) {
-        return new DeletionStatus(id, generation, r.deletion().completed() ? DeletionStatus.Phase.COMPLETED
-            : DeletionStatus.Phase.IN_PROGRESS, r.deletion());
-      }
-      if (r != null && generation >= 1 && generation < r.generation()) {
-        // a later generation exists only once this one's deletion completed
-        return new DeletionStatus(id, generation, DeletionStatus.Phase.COMPLETED, null);
-      }
-      throw new ChangefeedNotFoundException(id, "no deletion of generation " + generation + " of changefeed \"" + id
-          + "\"");
-    });
+    return onDecider(() -> deletions.status(id, generation));
   }
 
   /** The record as persisted (REMOVED ones included), or an absent one. */
@@ -453,50 +401,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
       }
       return committer.commit(r, input, t, change.apply(r), null);
     });
-  }
-
-  // ---- deletion completions (supervisor thread) ---  // ---- deletions (supervisor thread) ----------------------------------------------
-
-  /** A cleanup attempt ended (supervisor thread; package-private so tests can replay a stale one). */
-  void onCleanupEnded(String id, long generation, Throwable error) {
-    CompletableFuture<Void> done = runs.cleanupEnded(id);
-    ChangefeedRecord r = records.get(id);
-    if (r != null && r.generation() == generation && r.state() == ChangefeedState.REMOVING && tokens.has(id)) {
-      ChangefeedInput input = error == null ? ChangefeedInput.CLEANUP_DONE : ChangefeedInput.CLEANUP_FAILED;
-      FeedError fe = error == null ? null : new FeedError(DeletionFailedException.causeCode(error).name(),
-          error.getMessage(), true, nowMs.getAsLong());
-      committer.commit(r, input, ChangefeedTransitions.apply(r.state(), input), r, fe);
-    }
-    if (done != null) {
-      if (error == null) {
-        done.complete(null);
-      } else {
-        done.completeExceptionally(new DeletionFailedException(id, generation, error));
-      }
-    }
-  }
-
-  /**
-   * Completes when the deletion {@code r} stands in is done: the cleanup running here, or (the cleanup runs
-   * where the changefeed gets hosted, a REMOVED one first has to be assigned again) the record reaching
-   * REMOVED, written here or replicated from the node that did it.
-   */
-  private CompletableFuture<Void> completion(ChangefeedRecord r) {
-    if (r.state() != ChangefeedState.REMOVING) {
-      return CompletableFuture.completedFuture(null);
-    }
-    CompletableFuture<Void> here = runs.cleanupOf(r.id());
-    return here != null ? here : removalWaiters.computeIfAbsent(r.id(), k -> new CompletableFuture<>());
-  }
-
-  /** Completes the waiters of a deletion once its record says REMOVED (supervisor thread). */
-  private void settleWaiters(ChangefeedRecord r) {
-    if (r.state() == ChangefeedState.REMOVED) {
-      CompletableFuture<Void> w = removalWaiters.remove(r.id());
-      if (w != null) {
-        w.complete(null);
-      }
-    }
   }
 
   private ChangefeedRecord current(String id) {
@@ -528,6 +432,11 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   /** What turns the runtimes' reports into records (tests replay stale reports on the supervisor's thread). */
   RuntimeReports reports() {
     return reports;
+  }
+
+  /** What decides deletions (tests replay a stale cleanup report on the supervisor's thread). */
+  ChangefeedDeletions deletions() {
+    return deletions;
   }
 
   /** Runs {@code work} on the supervisor's thread. */
