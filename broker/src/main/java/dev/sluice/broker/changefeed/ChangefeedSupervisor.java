@@ -23,7 +23,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -56,6 +55,14 @@ import org.slf4j.LoggerFactory;
  * joins) and run on worker threads, serially per changefeed ({@link FeedLane}), reporting back to the
  * supervisor's thread. The records ({@link ReplicatedRecords}) are written there only and readable anywhere.
  *
+ * <p><b>Parts.</b> This class owns the threads and answers the public methods; the parts it hands the
+ * work to each have one role and run on the supervisor's thread. {@link ChangefeedRequests} decides
+ * create, pause, resume, update and snapshot and builds the views; {@link ChangefeedDeletions} decides
+ * deletions and completes their tickets; {@link FeedHandover} adopts and releases changefeeds;
+ * {@link RuntimeReports} turns the runtimes' reports and the progress tick into records. All of them
+ * write through {@link TransitionCommitter}, which runs a transition's actions on {@link FeedRuns} (the
+ * lanes, runs and retry timers). {@link HostedTokens} knows what this node hosts, with which token.
+ *
  * <pre>{@code
  * ChangefeedSupervisor s = ChangefeedSupervisor.start(store, ChangefeedConfig.defaults(), sinks, host, vertx,
  *     clock, registry);
@@ -67,21 +74,18 @@ import org.slf4j.LoggerFactory;
 public final class ChangefeedSupervisor implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ChangefeedSupervisor.class);
-  /** Ids go into URLs, thread names and sink checkpoint rows. */
-  private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
 
   private final ReplicatedRecords records;
   private final HostedTokens tokens;
   private final ChangefeedConfig config;
   private final SinkAdmission admission;
-  private final HostBroker host;
   private final LongSupplier nowMs;
   private final ChangefeedMetrics metrics;
   private final FeedRuns runs;
-  private final TransitionCommitter committer;
   private final FeedHandover handover;
   private final RuntimeReports reports;
   private final ChangefeedDeletions deletions;
+  private final ChangefeedRequests requests;
   private final ExecutorService decider;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers;
@@ -91,7 +95,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     this.records = new ReplicatedRecords(store, replica);
     this.tokens = new HostedTokens(registry);
     this.config = config;
-    this.host = host;
     this.nowMs = nowMs;
     this.decider = Executors.newSingleThreadExecutor(named("sluice-changefeed-supervisor"));
     this.workers = Executors.newCachedThreadPool(named("sluice-changefeed-worker"));
@@ -122,11 +125,12 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         decider.execute(() -> reports.onRetryDue(id, generation, dueAtMs));
       }
     });
-    this.committer = new TransitionCommitter(records, tokens, runs, config, metrics, gcHolds, nowMs);
+    TransitionCommitter committer = new TransitionCommitter(records, tokens, runs, config, metrics, gcHolds, nowMs);
     this.handover = new FeedHandover(records, tokens, runs, committer, decider);
     this.reports = new RuntimeReports(records, tokens, runs, committer, handover, metrics, gcHolds, nowMs);
     this.deletions = new ChangefeedDeletions(records, tokens, runs, committer, nowMs);
     records.onStored(deletions::settle);
+    this.requests = new ChangefeedRequests(records, tokens, runs, committer, admission, host, nowMs);
   }
 
   /**
@@ -224,43 +228,18 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    */
   public CompletableFuture<ChangefeedRecord> create(String id, ChangefeedSpec spec, boolean startTsGiven,
       SinkCheck check) {
-    return onDecider(() -> admitCreate(id, spec, startTsGiven))
+    return onDecider(() -> requests.admitCreate(id, spec, startTsGiven))
         .thenCompose(admitted -> admission.checked(admitted, check))
-        .thenCompose(checkedSpec -> onDecider(() -> {
-          // decided again: another request may have taken the id or the file while the sink was checked
-          ChangefeedSpec s = admitCreate(id, checkedSpec, startTsGiven);
-          ChangefeedRecord r = current(id);
-          ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.CREATE);
-          long startTs = r.keptMeta() ? r.checkpoint().ts() : startTsGiven ? s.startTs() : host.resolvedTs();
-          return committer.commit(r, ChangefeedInput.CREATE, t, r.recreated(s.withStartTs(startTs), nowMs.getAsLong()),
-              null);
-        }));
-  }
-
-  /** The checks of a create that need no I/O; returns {@code spec} with its file confined (supervisor thread). */
-  private ChangefeedSpec admitCreate(String id, ChangefeedSpec spec, boolean startTsGiven) {
-    checkId(id);
-    ChangefeedRecord r = current(id);
-    ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.CREATE);
-    if (!t.allowed()) {
-      throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.CREATE, r.state()
-          == ChangefeedState.REMOVING ? "its deletion (generation " + r.generation() + ") has not completed; see GET "
-          + "/api/v1/changefeeds/" + id + "/deletion/" + r.generation() : "the id is in use");
-    }
-    if (r.keptMeta() && startTsGiven) {
-      throw InvalidChangefeedException.field("start_ts", "cannot be given: changefeed \"" + id + "\" was deleted"
-          + " with keep_meta and resumes from its kept checkpoint " + r.checkpoint().ts() + "; leave start_ts out");
-    }
-    return admission.own(id, spec, records.cluster());
+        .thenCompose(checkedSpec -> onDecider(() -> requests.create(id, checkedSpec, startTsGiven)));
   }
 
   public CompletableFuture<ChangefeedRecord> pause(String id) {
-    return request(id, ChangefeedInput.PAUSE, r -> r);
+    return onDecider(() -> requests.apply(id, ChangefeedInput.PAUSE));
   }
 
   /** Resumes a PAUSED or FAILED changefeed (clearing its retry count); idempotent on a NORMAL one. */
   public CompletableFuture<ChangefeedRecord> resume(String id) {
-    return request(id, ChangefeedInput.RESUME, r -> r);
+    return onDecider(() -> requests.apply(id, ChangefeedInput.RESUME));
   }
 
   /**
@@ -278,23 +257,10 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    */
   public CompletableFuture<ChangefeedRecord> update(String id, UnaryOperator<ChangefeedSpec> change,
       SinkCheck check) {
-    return onDecider(() -> {
-      ChangefeedRecord r = visible(id);
-      if (!ChangefeedTransitions.apply(r.state(), ChangefeedInput.UPDATE).allowed()) {
-        throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.UPDATE, null);
-      }
-      ChangefeedSpec next = changed(r, change);
-      return next.sink().equals(r.spec().sink()) ? null : next;   // null: the sink stays, nothing to check
-    }).thenCompose(newSink -> newSink == null ? CompletableFuture.completedFuture(null)
-        : admission.checked(newSink, check))
-        .thenCompose(ignored -> request(id, ChangefeedInput.UPDATE, r -> r.withSpec(changed(r, change),
-            nowMs.getAsLong())));
-  }
-
-  /** {@code change} applied to {@code r}'s definition, a new sink confined and unshared (supervisor thread). */
-  private ChangefeedSpec changed(ChangefeedRecord r, UnaryOperator<ChangefeedSpec> change) {
-    ChangefeedSpec next = change.apply(r.spec());
-    return next.sink().equals(r.spec().sink()) ? next : admission.own(r.id(), next, records.cluster());
+    return onDecider(() -> requests.newSink(id, change))
+        .thenCompose(newSink -> newSink == null ? CompletableFuture.completedFuture(null)
+            : admission.checked(newSink, check))
+        .thenCompose(ignored -> onDecider(() -> requests.update(id, change)));
   }
 
   /**
@@ -330,32 +296,13 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * @throws InvalidChangefeedException naming {@code tables} when one is not followed or cannot be read again
    */
   public CompletableFuture<List<String>> snapshot(String id, SnapshotAction action, List<String> tables) {
-    return onDecider(() -> {
-      ChangefeedRecord r = visible(id);
-      HostedRuntime run = runs.runtime(id);
-      if (run == null || run.generation() != r.generation() || r.state() != ChangefeedState.NORMAL
-          || !tokens.has(id)) {
-        throw new InvalidStateException(id, r.generation(), r.state(), "snapshot " + action.name().toLowerCase(
-            java.util.Locale.ROOT), r.state() == ChangefeedState.NORMAL ? "its runtime is not running on this node now;"
-            + " retry shortly" : "resume it first");
-      }
-      return run;
-    }).thenCompose(run -> run.snapshot(action, tables).toCompletableFuture().exceptionallyCompose(e -> {
-      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-      if (cause instanceof IllegalArgumentException) {
-        return CompletableFuture.failedFuture(InvalidChangefeedException.field("tables", cause.getMessage()));
-      }
-      if (cause instanceof IllegalStateException) {
-        return CompletableFuture.failedFuture(new InvalidStateException(id, run.generation(), ChangefeedState.NORMAL,
-            "snapshot " + action.name().toLowerCase(java.util.Locale.ROOT), cause.getMessage() + "; retry shortly"));
-      }
-      return CompletableFuture.failedFuture(cause);
-    }));
+    return onDecider(() -> requests.runtimeFor(id, action)).thenCompose(run -> run.snapshot(action, tables)
+        .toCompletableFuture().exceptionallyCompose(e -> ChangefeedRequests.snapshotFailed(id, action, run, e)));
   }
 
   /** The changefeed with its live status. */
   public CompletableFuture<ChangefeedSnapshot> get(String id) {
-    return onDecider(() -> snapshot(visible(id)));
+    return onDecider(() -> requests.view(id));
   }
 
   /**
@@ -363,17 +310,12 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * re-read could already show what the new runtime did next, say a failed start counted as a retry).
    */
   public CompletableFuture<ChangefeedSnapshot> snapshotOf(ChangefeedRecord r) {
-    return onDecider(() -> snapshot(r));
+    return onDecider(() -> requests.view(r));
   }
 
   /** Every changefeed that is not REMOVED, ordered by id. */
   public CompletableFuture<List<ChangefeedSnapshot>> list() {
-    return onDecider(() -> {
-      List<ChangefeedSnapshot> out = new ArrayList<>();
-      records.values().stream().filter(ChangefeedRecord::visible).sorted((a, b) -> a.id().compareTo(b.id()))
-          .forEach(r -> out.add(snapshot(r)));
-      return out;
-    });
+    return onDecider(requests::list);
   }
 
   /** Where the deletion of {@code generation} of {@code id} stands. */
@@ -388,45 +330,6 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   public ChangefeedConfig config() {
     return config;
-  }
-
-  private CompletableFuture<ChangefeedRecord> request(String id, ChangefeedInput input,
-      UnaryOperator<ChangefeedRecord> change) {
-    return onDecider(() -> {
-      ChangefeedRecord r = visible(id);
-      tokens.requireHosted(id);
-      ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), input);
-      if (!t.allowed()) {
-        throw new InvalidStateException(id, r.generation(), r.state(), input, null);
-      }
-      return committer.commit(r, input, t, change.apply(r), null);
-    });
-  }
-
-  private ChangefeedRecord current(String id) {
-    return records.current(id);
-  }
-
-  private ChangefeedRecord visible(String id) {
-    ChangefeedRecord r = records.get(id);
-    if (r == null || !r.visible()) {
-      throw ChangefeedNotFoundException.of(id);
-    }
-    return r;
-  }
-
-  private ChangefeedSnapshot snapshot(ChangefeedRecord r) {
-    HostedRuntime run = runs.runtime(r.id());
-    boolean live = run != null && run.generation() == r.generation() && r.state() == ChangefeedState.NORMAL
-        && tokens.has(r.id());
-    return new ChangefeedSnapshot(r, live ? run.status() : null, GcHolds.of(r, nowMs.getAsLong()));
-  }
-
-  private static void checkId(String id) {
-    if (id == null || !ID.matcher(id).matches()) {
-      throw InvalidChangefeedException.field("id", "must be 1-128 of [A-Za-z0-9_.-] starting with a letter or digit,"
-          + " got \"" + id + "\"");
-    }
   }
 
   /** What turns the runtimes' reports into records (tests replay stale reports on the supervisor's thread). */

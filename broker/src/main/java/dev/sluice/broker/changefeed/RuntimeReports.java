@@ -80,8 +80,8 @@ final class RuntimeReports {
     log.atWarn().addKeyValue("changefeedId", id).addKeyValue("generation", generation).addKeyValue("code", e.code())
         .log("changefeed runtime failed: {}", e.getMessage());
     ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), input);
-    committer.commit(r, input, t, input == ChangefeedInput.FAIL_FATAL ? r.withRetry(fe, r.retryCount(), 0, fe.atMs()) : r,
-        fe);
+    committer.commit(r, input, t,
+        input == ChangefeedInput.FAIL_FATAL ? r.withRetry(fe, r.retryCount(), 0, fe.atMs()) : r, fe);
   }
 
   private static FencedOutException fencedOutCause(Throwable error) {
