@@ -14,7 +14,8 @@ import java.util.regex.Pattern;
  * the node that hosts it; a create needs no host, since no node hosts a new changefeed yet. A sink
  * check needs I/O, so it runs off this thread between two of these steps; the supervisor chains them.
  *
- * <p>Concurrency: supervisor thread only.
+ * <p>Concurrency: supervisor thread only, but for {@link #snapshotFailed}, which touches no state and
+ * runs wherever the runtime's answer completes.
  *
  * <pre>{@code
  * ChangefeedSpec admitted = requests.admitCreate("orders", spec, false);   // then the sink check, elsewhere
@@ -115,7 +116,7 @@ final class ChangefeedRequests {
 
   /**
    * {@code e}, the failure of a snapshot request {@code run} was asked, as the request's answer: the
-   * runtime's refusals become InvalidChangefeedException (tables) and InvalidStateException (any thread).
+   * runtime's refusals become InvalidChangefeedException (tables) and InvalidStateException.
    */
   static CompletableFuture<List<String>> snapshotFailed(String id, SnapshotAction action, HostedRuntime run,
       Throwable e) {

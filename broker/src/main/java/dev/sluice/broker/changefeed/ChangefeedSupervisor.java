@@ -103,6 +103,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
     this.timers = Executors.newSingleThreadScheduledExecutor(named("sluice-changefeed-timer"));
     this.metrics = new ChangefeedMetrics(registry, records.asMap(), clock);
     GcHoldWatch gcHolds = new GcHoldWatch(metrics);
+    // reports and deletions are assigned below, before anything can report: nothing runs until adopt
     FeedWork work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
       @Override
       public void runtimeEnded(String id, long generation, long runId, Throwable error) {
