@@ -2,7 +2,7 @@ package dev.sluice.broker.changefeed;
 
 /**
  * What the supervisor does after a transition, in the order listed. Data, executed by
- * {@link ChangefeedSupervisor}.
+ * {@link ChangefeedSupervisor} (its {@code TransitionCommitter}).
  *
  * <pre>{@code
  * ChangefeedTransitions.apply(ChangefeedState.NORMAL, ChangefeedInput.DELETE).effects();

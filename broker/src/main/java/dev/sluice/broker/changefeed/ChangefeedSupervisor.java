@@ -1,26 +1,19 @@
 package dev.sluice.broker.changefeed;
 
 import dev.sluice.api.error.ErrorCode;
-import dev.sluice.api.error.SluiceException;
 import dev.sluice.api.error.TransientException;
 import dev.sluice.api.secret.Redactor;
 import dev.sluice.broker.cluster.ClusterMap;
 import dev.sluice.broker.cluster.PlacedChangefeed;
-import dev.sluice.dispatcher.changefeed.ChangefeedStatus;
 import dev.sluice.dispatcher.sink.FencedOutException;
-import io.micrometer.core.instrument.Counter;
 import io.vertx.core.json.JsonObject;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.vertx.core.Vertx;
 import java.util.ArrayList;
-import java.util.Collection;
-import java.util.Optional;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -30,7 +23,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.LongSupplier;
 import java.util.function.UnaryOperator;
-import java.util.regex.Pattern;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -61,7 +53,15 @@ import org.slf4j.LoggerFactory;
  * <p><b>Concurrency.</b> Every decision runs on one thread ({@code sluice-changefeed-supervisor});
  * the public methods hand work to it and return futures. Starts, stops and cleanups block (JDBC,
  * joins) and run on worker threads, serially per changefeed ({@link FeedLane}), reporting back to the
- * supervisor's thread. {@link #records} is written there only and readable anywhere.
+ * supervisor's thread. The records ({@link ReplicatedRecords}) are written there only and readable anywhere.
+ *
+ * <p><b>Parts.</b> This class owns the threads and answers the public methods; the parts it hands the
+ * work to each have one role and run on the supervisor's thread. {@link ChangefeedRequests} decides
+ * create, pause, resume, update and snapshot and builds the views; {@link ChangefeedDeletions} decides
+ * deletions and completes their tickets; {@link FeedHandover} adopts and releases changefeeds;
+ * {@link RuntimeReports} turns the runtimes' reports and the progress tick into records. All of them
+ * write through {@link TransitionCommitter}, which runs a transition's actions on {@link FeedRuns} (the
+ * lanes, runs and retry timers). {@link HostedTokens} knows what this node hosts, with which token.
  *
  * <pre>{@code
  * ChangefeedSupervisor s = ChangefeedSupervisor.start(store, ChangefeedConfig.defaults(), sinks, host, vertx,
@@ -74,70 +74,64 @@ import org.slf4j.LoggerFactory;
 public final class ChangefeedSupervisor implements AutoCloseable {
 
   private static final Logger log = LoggerFactory.getLogger(ChangefeedSupervisor.class);
-  /** Ids go into URLs, thread names and sink checkpoint rows. */
-  private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9_.-]{0,127}");
 
-  private final ChangefeedStore store;
-  private final ClusterMap replica;
+  private final ReplicatedRecords records;
+  private final HostedTokens tokens;
   private final ChangefeedConfig config;
   private final SinkAdmission admission;
-  private final HostBroker host;
   private final LongSupplier nowMs;
   private final ChangefeedMetrics metrics;
-  private final FeedWork work;
+  private final FeedRuns runs;
+  private final FeedHandover handover;
+  private final RuntimeReports reports;
+  private final ChangefeedDeletions deletions;
+  private final ChangefeedRequests requests;
   private final ExecutorService decider;
   private final ExecutorService workers;
   private final ScheduledExecutorService timers;
-  private final Map<String, ChangefeedRecord> records = new ConcurrentHashMap<>();
-  // the fields below are touched on the supervisor's thread only
-  private final Map<String, FeedLane> lanes = new HashMap<>();
-  private final Map<String, Long> currentRun = new HashMap<>();
-  private final Map<String, CompletableFuture<Void>> cleanups = new HashMap<>();
-  private final GcHoldWatch gcHolds;
-  /** Changefeed id to the token this node hosts it with. */
-  private final Map<String, Long> hosted = new HashMap<>();
-  /** Deletions answered here whose cleanup runs on the node that hosts them (maybe this one, once assigned). */
-  private final Map<String, CompletableFuture<Void>> removalWaiters = new HashMap<>();
-  private long runIds;
-  // readable anywhere (the member info publisher), written on the supervisor's thread
-  private final Map<String, Long> hostedView = new ConcurrentHashMap<>();
-  private final Map<String, Long> fencedOut = new ConcurrentHashMap<>();
-  private final Counter fencedOutCount;
-  private final List<Runnable> recordListeners = new java.util.concurrent.CopyOnWriteArrayList<>();
-  private boolean closing;
 
   private ChangefeedSupervisor(ChangefeedStore store, ClusterMap replica, ChangefeedConfig config, SinkConnector sinks,
       HostBroker host, Vertx vertx, CommitClock clock, LongSupplier nowMs, MeterRegistry registry) {
-    this.store = store;
-    this.replica = replica;
-    this.fencedOutCount = Counter.builder("sluice.changefeed.fenced.out")
-        .description("runtimes stopped because their sink holds a newer owner's fencing token").register(registry);
+    this.records = new ReplicatedRecords(store, replica);
+    this.tokens = new HostedTokens(registry);
     this.config = config;
-    this.host = host;
     this.nowMs = nowMs;
     this.decider = Executors.newSingleThreadExecutor(named("sluice-changefeed-supervisor"));
     this.workers = Executors.newCachedThreadPool(named("sluice-changefeed-worker"));
     this.admission = new SinkAdmission(new FileSinkDirectory(config.fileSinkDir()), sinks, config.sinkCheckTimeout(),
         workers);
     this.timers = Executors.newSingleThreadScheduledExecutor(named("sluice-changefeed-timer"));
-    this.metrics = new ChangefeedMetrics(registry, records, clock);
-    this.gcHolds = new GcHoldWatch(metrics);
-    this.work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
+    this.metrics = new ChangefeedMetrics(registry, records.asMap(), clock);
+    GcHoldWatch gcHolds = new GcHoldWatch(metrics);
+    // reports and deletions are assigned below, before anything can report: nothing runs until adopt
+    FeedWork work = new FeedWork(vertx, sinks, host, config, new FeedWork.Reports() {
       @Override
       public void runtimeEnded(String id, long generation, long runId, Throwable error) {
-        decider.execute(() -> onRuntimeEnded(id, generation, runId, error));
+        decider.execute(() -> reports.onRuntimeEnded(id, generation, runId, error));
       }
 
       @Override
       public void stopped(String id, long generation, FeedCheckpoint reached) {
-        decider.execute(() -> onStopped(id, generation, reached));
+        decider.execute(() -> reports.onStopped(id, generation, reached));
       }
 
       @Override
       public void cleanupEnded(String id, long generation, Throwable error) {
-        decider.execute(() -> onCleanupEnded(id, generation, error));
+        decider.execute(() -> deletions.onCleanupEnded(id, generation, error));
       }
     });
+    this.runs = new FeedRuns(work, workers, timers, tokens, nowMs, new FeedRuns.RetryDue() {
+      @Override
+      public void due(String id, long generation, long dueAtMs) {
+        decider.execute(() -> reports.onRetryDue(id, generation, dueAtMs));
+      }
+    });
+    TransitionCommitter committer = new TransitionCommitter(records, tokens, runs, config, metrics, gcHolds, nowMs);
+    this.handover = new FeedHandover(records, tokens, runs, committer, decider);
+    this.reports = new RuntimeReports(records, tokens, runs, committer, handover, metrics, gcHolds, nowMs);
+    this.deletions = new ChangefeedDeletions(records, tokens, runs, committer, nowMs);
+    records.onStored(deletions::settle);
+    this.requests = new ChangefeedRequests(records, tokens, runs, committer, admission, host, nowMs);
   }
 
   /**
@@ -155,90 +149,19 @@ public final class ChangefeedSupervisor implements AutoCloseable {
         registry);
     s.admission.files().create();
     s.await(s.onDecider(() -> {
-      s.load();
+      s.records.load();
       return null;
     }));
     host.holdGc(s::lowestHeldTs);
     replica.onChange((id, json) -> {
       if (json != null) {
-        s.decider.execute(() -> s.onReplicated(ChangefeedRecord.fromJson(new JsonObject(json))));
+        s.decider.execute(() -> s.handover.onReplicated(ChangefeedRecord.fromJson(new JsonObject(json))));
       }
     });
     long every = config.progressInterval().toMillis();
-    s.timers.scheduleWithFixedDelay(() -> s.decider.execute(s::recordProgress), every, every, TimeUnit.MILLISECONDS);
+    s.timers.scheduleWithFixedDelay(() -> s.decider.execute(s.reports::recordProgress), every, every,
+        TimeUnit.MILLISECONDS);
     return s;
-  }
-
-  private void load() {
-    for (ChangefeedRecord r : store.all()) {
-      records.put(r.id(), r);
-      Optional<ChangefeedRecord> shared = replicated(r.id());
-      if (shared.isEmpty() || r.supersedes(shared.get())) {
-        replica.put(r.id(), r.toJson().encode());   // the cluster's copy was older, or lost with the whole cluster
-      } else if (shared.get().supersedes(r)) {
-        records.put(r.id(), shared.get());
-        store.put(shared.get(), true);
-      }
-      log.atInfo().addKeyValue("changefeedId", r.id()).addKeyValue("generation", r.generation())
-          .addKeyValue("state", r.state()).log("changefeed record loaded");
-    }
-    for (ChangefeedRecord r : allReplicated()) {
-      if (!records.containsKey(r.id())) {
-        records.put(r.id(), r);
-        store.put(r, true);
-      }
-    }
-  }
-
-  /**
-   * Every record of the cluster as it stands now: this node's copies, each replaced by the cluster's where
-   * that one is newer or this node has not seen it yet (replication reaches {@link #records} after a
-   * hop), so the one-writer rule of a file sink holds across the nodes (supervisor thread).
-   */
-  private Collection<ChangefeedRecord> clusterRecords() {
-    Map<String, ChangefeedRecord> all = new HashMap<>(records);
-    for (ChangefeedRecord r : allReplicated()) {
-      ChangefeedRecord mine = all.get(r.id());
-      if (mine == null || r.supersedes(mine)) {
-        all.put(r.id(), r);
-      }
-    }
-    return all.values();
-  }
-
-  private Optional<ChangefeedRecord> replicated(String id) {
-    return replica.get(id).map(j -> ChangefeedRecord.fromJson(new JsonObject(j)));
-  }
-
-  private Collection<ChangefeedRecord> allReplicated() {
-    List<ChangefeedRecord> out = new ArrayList<>();
-    replica.snapshot().values().forEach(j -> out.add(ChangefeedRecord.fromJson(new JsonObject(j))));
-    return out;
-  }
-
-  /** A record another node (or this one) wrote reached this node (supervisor thread). */
-  private void onReplicated(ChangefeedRecord r) {
-    Long token = hosted.get(r.id());
-    ChangefeedRecord mine = records.get(r.id());
-    if (token != null) {
-      if (r.generation() == mine.generation() && r.writerToken() > token) {
-        log.atWarn().addKeyValue("changefeedId", r.id()).addKeyValue("token", token)
-            .addKeyValue("writerToken", r.writerToken()).log("a newer owner writes this changefeed: stopping it here");
-        drop(r.id());
-        accept(r);
-      }
-      return;   // this node writes it
-    }
-    if (mine == null || r.supersedes(mine)) {
-      accept(r);
-    }
-  }
-
-  private void accept(ChangefeedRecord r) {
-    ChangefeedRecord before = records.put(r.id(), r);
-    store.put(r, before == null || before.state() != r.state() || before.generation() != r.generation());
-    settleWaiters(r);
-    recordListeners.forEach(Runnable::run);
   }
 
   // ---- hosting -------------------------------------------------------------------------------
@@ -249,45 +172,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * token a sink already refused is not taken again.
    */
   public CompletableFuture<Boolean> adopt(String id, long token) {
-    return onDecider(() -> {
-      Long current = hosted.get(id);
-      if (current != null && current == token) {
-        return false;
-      }
-      Long refused = fencedOut.get(id);
-      if (refused != null && refused >= token) {
-        return false;   // the coordinator reassigns it with a higher token
-      }
-      ChangefeedRecord latest = records.get(id);
-      Optional<ChangefeedRecord> shared = replicated(id);
-      if (shared.isPresent() && (latest == null || shared.get().supersedes(latest))) {
-        latest = shared.get();
-      }
-      if (latest == null || closing) {
-        return false;   // not replicated here yet: the next reconcile tries again
-      }
-      if (current != null) {
-        stopRuntime(latest);
-      }
-      fencedOut.remove(id);
-      hosted.put(id, token);
-      hostedView.put(id, token);
-      ChangefeedRecord r = latest.writtenBy(token);
-      persist(r, true);
-      log.atInfo().addKeyValue("changefeedId", id).addKeyValue("generation", r.generation())
-          .addKeyValue("state", r.state()).addKeyValue("token", token).log("changefeed hosted here");
-      switch (r.state()) {
-        case NORMAL -> startRuntime(r);
-        case FAILED -> {
-          if (r.nextRetryAtMs() > 0) {
-            armTimer(r.id(), r.generation(), r.nextRetryAtMs());
-          }
-        }
-        case REMOVING -> startCleanup(r);
-        case PAUSED, REMOVED -> { }
-      }
-      return true;
-    });
+    return onDecider(() -> handover.adopt(id, token));
   }
 
   /**
@@ -296,48 +181,17 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * owner after the old one stopped. Idempotent.
    */
   public CompletableFuture<Boolean> release(String id) {
-    return onDecider(() -> {
-      Long token = hosted.get(id);
-      if (token == null) {
-        return false;
-      }
-      currentRun.remove(id);
-      work.stop(lane(id), id);
-      lane(id).submit(() -> decider.execute(() -> finishRelease(id, token)));
-      return true;
-    });
-  }
-
-  private void finishRelease(String id, long token) {
-    Long now = hosted.get(id);
-    if (now == null || now != token || currentRun.containsKey(id)) {
-      return;   // adopted again meanwhile
-    }
-    hosted.remove(id);
-    hostedView.remove(id);
-    ChangefeedRecord r = records.get(id);
-    if (r != null && r.state() != ChangefeedState.REMOVED) {
-      persist(r.writtenBy(token), true);
-    }
-    log.atInfo().addKeyValue("changefeedId", id).addKeyValue("token", token).log("changefeed released");
-  }
-
-  /** Stops a runtime and forgets the hosting at once, without writing the record (a newer owner does). */
-  private void drop(String id) {
-    hosted.remove(id);
-    hostedView.remove(id);
-    currentRun.remove(id);
-    work.stop(lane(id), id);
+    return onDecider(() -> handover.release(id));
   }
 
   /** Changefeed id to the token this node hosts it with (for the member info). */
   public Map<String, Long> hosting() {
-    return Map.copyOf(hostedView);
+    return tokens.hosting();
   }
 
   /** Changefeed id to the higher token its sink held when it refused this node (for the member info). */
   public Map<String, Long> fencedOut() {
-    return Map.copyOf(fencedOut);
+    return tokens.fencedOut();
   }
 
   /** Every changefeed for the coordinator's placement. */
@@ -349,12 +203,12 @@ public final class ChangefeedSupervisor implements AutoCloseable {
 
   /** Whether this node hosts {@code id} now. */
   public boolean hosts(String id) {
-    return hostedView.containsKey(id);
+    return tokens.listed(id);
   }
 
   /** Calls {@code listener} after a record written elsewhere reached this node. */
   public void onRecordChange(Runnable listener) {
-    recordListeners.add(listener);
+    records.onAccepted(listener);
   }
 
   // ---- requests ------------------------------------------------------------------------------
@@ -375,42 +229,18 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    */
   public CompletableFuture<ChangefeedRecord> create(String id, ChangefeedSpec spec, boolean startTsGiven,
       SinkCheck check) {
-    return onDecider(() -> admitCreate(id, spec, startTsGiven))
+    return onDecider(() -> requests.admitCreate(id, spec, startTsGiven))
         .thenCompose(admitted -> admission.checked(admitted, check))
-        .thenCompose(checkedSpec -> onDecider(() -> {
-          // decided again: another request may have taken the id or the file while the sink was checked
-          ChangefeedSpec s = admitCreate(id, checkedSpec, startTsGiven);
-          ChangefeedRecord r = current(id);
-          ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.CREATE);
-          long startTs = r.keptMeta() ? r.checkpoint().ts() : startTsGiven ? s.startTs() : host.resolvedTs();
-          return commit(r, ChangefeedInput.CREATE, t, r.recreated(s.withStartTs(startTs), nowMs.getAsLong()), null);
-        }));
-  }
-
-  /** The checks of a create that need no I/O; returns {@code spec} with its file confined (supervisor thread). */
-  private ChangefeedSpec admitCreate(String id, ChangefeedSpec spec, boolean startTsGiven) {
-    checkId(id);
-    ChangefeedRecord r = current(id);
-    ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.CREATE);
-    if (!t.allowed()) {
-      throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.CREATE, r.state()
-          == ChangefeedState.REMOVING ? "its deletion (generation " + r.generation() + ") has not completed; see GET "
-          + "/api/v1/changefeeds/" + id + "/deletion/" + r.generation() : "the id is in use");
-    }
-    if (r.keptMeta() && startTsGiven) {
-      throw InvalidChangefeedException.field("start_ts", "cannot be given: changefeed \"" + id + "\" was deleted"
-          + " with keep_meta and resumes from its kept checkpoint " + r.checkpoint().ts() + "; leave start_ts out");
-    }
-    return admission.own(id, spec, clusterRecords());
+        .thenCompose(checkedSpec -> onDecider(() -> requests.create(id, checkedSpec, startTsGiven)));
   }
 
   public CompletableFuture<ChangefeedRecord> pause(String id) {
-    return request(id, ChangefeedInput.PAUSE, r -> r);
+    return onDecider(() -> requests.apply(id, ChangefeedInput.PAUSE));
   }
 
   /** Resumes a PAUSED or FAILED changefeed (clearing its retry count); idempotent on a NORMAL one. */
   public CompletableFuture<ChangefeedRecord> resume(String id) {
-    return request(id, ChangefeedInput.RESUME, r -> r);
+    return onDecider(() -> requests.apply(id, ChangefeedInput.RESUME));
   }
 
   /**
@@ -428,23 +258,10 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    */
   public CompletableFuture<ChangefeedRecord> update(String id, UnaryOperator<ChangefeedSpec> change,
       SinkCheck check) {
-    return onDecider(() -> {
-      ChangefeedRecord r = visible(id);
-      if (!ChangefeedTransitions.apply(r.state(), ChangefeedInput.UPDATE).allowed()) {
-        throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.UPDATE, null);
-      }
-      ChangefeedSpec next = changed(r, change);
-      return next.sink().equals(r.spec().sink()) ? null : next;   // null: the sink stays, nothing to check
-    }).thenCompose(newSink -> newSink == null ? CompletableFuture.completedFuture(null)
-        : admission.checked(newSink, check))
-        .thenCompose(ignored -> request(id, ChangefeedInput.UPDATE, r -> r.withSpec(changed(r, change),
-            nowMs.getAsLong())));
-  }
-
-  /** {@code change} applied to {@code r}'s definition, a new sink confined and unshared (supervisor thread). */
-  private ChangefeedSpec changed(ChangefeedRecord r, UnaryOperator<ChangefeedSpec> change) {
-    ChangefeedSpec next = change.apply(r.spec());
-    return next.sink().equals(r.spec().sink()) ? next : admission.own(r.id(), next, clusterRecords());
+    return onDecider(() -> requests.newSink(id, change))
+        .thenCompose(newSink -> newSink == null ? CompletableFuture.completedFuture(null)
+            : admission.checked(newSink, check))
+        .thenCompose(ignored -> onDecider(() -> requests.update(id, change)));
   }
 
   /**
@@ -452,23 +269,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * options as the deletion in progress.
    */
   public CompletableFuture<DeletionTicket> delete(String id, DeleteOptions options) {
-    return onDecider(() -> {
-      ChangefeedRecord r = records.get(id);
-      if (r == null || r.state() == ChangefeedState.REMOVED) {
-        throw ChangefeedNotFoundException.of(id);
-      }
-      checkHosted(id);
-      if (r.state() == ChangefeedState.REMOVING && !r.deletion().options().equals(options)) {
-        throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.DELETE, "its deletion with"
-            + " keep_meta=" + r.deletion().options().keepMeta() + " is in progress; retry with the same keep_meta");
-      }
-      ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.DELETE);
-      long now = nowMs.getAsLong();
-      ChangefeedRecord changed = r.state() == ChangefeedState.REMOVING ? r
-          : r.withDeletion(new Deletion(r.generation(), options, now, 0, null, 0), now);
-      ChangefeedRecord next = commit(r, ChangefeedInput.DELETE, t, changed, null);
-      return new DeletionTicket(id, next.generation(), options, completion(next));
-    });
+    return onDecider(() -> deletions.delete(id, options));
   }
 
   /**
@@ -479,30 +280,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * @throws ChangefeedNotFoundException when the id neither exists nor kept a checkpoint
    */
   public CompletableFuture<DeletionTicket> purge(String id) {
-    return onDecider(() -> {
-      ChangefeedRecord r = records.get(id);
-      if (r == null || (!r.visible() && !r.keptMeta())) {
-        throw new ChangefeedNotFoundException(id, "changefeed \"" + id + "\" neither exists nor kept a checkpoint");
-      }
-      if (r.state() == ChangefeedState.REMOVING && r.deletion().options().keepMeta()) {
-        throw new InvalidStateException(id, r.generation(), r.state(), ChangefeedInput.PURGE, "its deletion with"
-            + " keep_meta=true is in progress; purge once it completed");
-      }
-      long now = nowMs.getAsLong();
-      if (r.state() == ChangefeedState.REMOVED && r.spec() == null) {
-        // kept by a server that did not keep the definition: the sink's rows cannot be found from here
-        persist(ChangefeedRecord.absent(id).withGeneration(r.generation()), true);
-        log.atWarn().addKeyValue("changefeedId", id).log("kept checkpoint discarded; the sink's sluice_checkpoint and"
-            + " sluice_table_checkpoint rows of this changefeed id were not removed (its sink is not known)");
-        return new DeletionTicket(id, r.generation(), DeleteOptions.REMOVE_META, CompletableFuture.completedFuture(null));
-      }
-      ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.PURGE);
-      Deletion d = new Deletion(r.generation(), DeleteOptions.REMOVE_META, now, 0, null, 0);
-      ChangefeedRecord changed = r.state() == ChangefeedState.REMOVING ? r
-          : r.state() == ChangefeedState.REMOVED ? r.purging(d, now) : r.withDeletion(d, now);
-      ChangefeedRecord next = commit(r, ChangefeedInput.PURGE, t, changed, null);
-      return new DeletionTicket(id, next.generation(), DeleteOptions.REMOVE_META, completion(next));
-    });
+    return onDecider(() -> deletions.purge(id));
   }
 
   /** The lowest checkpoint the changefeeds reading from this broker hold (GC thread; reads only). */
@@ -519,33 +297,13 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * @throws InvalidChangefeedException naming {@code tables} when one is not followed or cannot be read again
    */
   public CompletableFuture<List<String>> snapshot(String id, SnapshotAction action, List<String> tables) {
-    return onDecider(() -> {
-      ChangefeedRecord r = visible(id);
-      FeedLane lane = lanes.get(id);
-      HostedRuntime run = lane == null ? null : lane.runtime();
-      if (run == null || run.generation() != r.generation() || r.state() != ChangefeedState.NORMAL
-          || !hosted.containsKey(id)) {
-        throw new InvalidStateException(id, r.generation(), r.state(), "snapshot " + action.name().toLowerCase(
-            java.util.Locale.ROOT), r.state() == ChangefeedState.NORMAL ? "its runtime is not running on this node now;"
-            + " retry shortly" : "resume it first");
-      }
-      return run;
-    }).thenCompose(run -> run.snapshot(action, tables).toCompletableFuture().exceptionallyCompose(e -> {
-      Throwable cause = e instanceof java.util.concurrent.CompletionException && e.getCause() != null ? e.getCause() : e;
-      if (cause instanceof IllegalArgumentException) {
-        return CompletableFuture.failedFuture(InvalidChangefeedException.field("tables", cause.getMessage()));
-      }
-      if (cause instanceof IllegalStateException) {
-        return CompletableFuture.failedFuture(new InvalidStateException(id, run.generation(), ChangefeedState.NORMAL,
-            "snapshot " + action.name().toLowerCase(java.util.Locale.ROOT), cause.getMessage() + "; retry shortly"));
-      }
-      return CompletableFuture.failedFuture(cause);
-    }));
+    return onDecider(() -> requests.runtimeFor(id, action)).thenCompose(run -> run.snapshot(action, tables)
+        .toCompletableFuture().exceptionallyCompose(e -> ChangefeedRequests.snapshotFailed(id, action, run, e)));
   }
 
   /** The changefeed with its live status. */
   public CompletableFuture<ChangefeedSnapshot> get(String id) {
-    return onDecider(() -> snapshot(visible(id)));
+    return onDecider(() -> requests.view(id));
   }
 
   /**
@@ -553,342 +311,36 @@ public final class ChangefeedSupervisor implements AutoCloseable {
    * re-read could already show what the new runtime did next, say a failed start counted as a retry).
    */
   public CompletableFuture<ChangefeedSnapshot> snapshotOf(ChangefeedRecord r) {
-    return onDecider(() -> snapshot(r));
+    return onDecider(() -> requests.view(r));
   }
 
   /** Every changefeed that is not REMOVED, ordered by id. */
   public CompletableFuture<List<ChangefeedSnapshot>> list() {
-    return onDecider(() -> {
-      List<ChangefeedSnapshot> out = new ArrayList<>();
-      records.values().stream().filter(ChangefeedRecord::visible).sorted((a, b) -> a.id().compareTo(b.id()))
-          .forEach(r -> out.add(snapshot(r)));
-      return out;
-    });
+    return onDecider(requests::list);
   }
 
   /** Where the deletion of {@code generation} of {@code id} stands. */
   public CompletableFuture<DeletionStatus> deletion(String id, long generation) {
-    return onDecider(() -> {
-      ChangefeedRecord r = records.get(id);
-      if (r != null && r.deletion() != null && r.deletion().generation() == generation) {
-        return new DeletionStatus(id, generation, r.deletion().completed() ? DeletionStatus.Phase.COMPLETED
-            : DeletionStatus.Phase.IN_PROGRESS, r.deletion());
-      }
-      if (r != null && generation >= 1 && generation < r.generation()) {
-        // a later generation exists only once this one's deletion completed
-        return new DeletionStatus(id, generation, DeletionStatus.Phase.COMPLETED, null);
-      }
-      throw new ChangefeedNotFoundException(id, "no deletion of generation " + generation + " of changefeed \"" + id
-          + "\"");
-    });
+    return onDecider(() -> deletions.status(id, generation));
   }
 
   /** The record as persisted (REMOVED ones included), or an absent one. */
   public ChangefeedRecord record(String id) {
-    return records.getOrDefault(id, ChangefeedRecord.absent(id));
+    return records.current(id);
   }
 
   public ChangefeedConfig config() {
     return config;
   }
 
-  private CompletableFuture<ChangefeedRecord> request(String id, ChangefeedInput input,
-      UnaryOperator<ChangefeedRecord> change) {
-    return onDecider(() -> {
-      ChangefeedRecord r = visible(id);
-      checkHosted(id);
-      ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), input);
-      if (!t.allowed()) {
-        throw new InvalidStateException(id, r.generation(), r.state(), input, null);
-      }
-      return commit(r, input, t, change.apply(r), null);
-    });
+  /** What turns the runtimes' reports into records (tests replay stale reports on the supervisor's thread). */
+  RuntimeReports reports() {
+    return reports;
   }
 
-  // ---- reports from lanes and timers (supervisor thread) --------------------------------------
-
-  private void onRuntimeEnded(String id, long generation, long runId, Throwable error) {
-    ChangefeedRecord r = records.get(id);
-    if (closing || r == null || r.generation() != generation || !Long.valueOf(runId).equals(currentRun.get(id))) {
-      return;   // a run that was already stopped or replaced
-    }
-    FencedOutException fenced = fencedOutCause(error);
-    if (fenced != null) {
-      log.atWarn().addKeyValue("changefeedId", id).addKeyValue("generation", generation)
-          .addKeyValue("token", fenced.token()).addKeyValue("heldToken", fenced.heldToken())
-          .log("changefeed fenced out: its sink holds a newer owner's token; stopped here, the record is left to it");
-      fencedOutCount.increment();
-      fencedOut.put(id, fenced.heldToken());
-      drop(id);
-      return;
-    }
-    SluiceException e = error instanceof SluiceException s ? s
-        : SluiceException.of(ErrorCode.INTERNAL, "changefeed \"" + id + "\" failed: " + error, error);
-    boolean retryable = e.code().kind() == ErrorCode.Kind.TRANSIENT;
-    ChangefeedInput input = retryable ? ChangefeedInput.FAIL_TRANSIENT : ChangefeedInput.FAIL_FATAL;
-    String message = e.getMessage();
-    if (e.code() == ErrorCode.START_TS_BELOW_GC && r.gc().expiredAtMs() > 0) {
-      message += " (its GC hold expired at " + java.time.Instant.ofEpochMilli(r.gc().expiredAtMs()) + ", after options."
-          + "gc_ttl_s without progress: the events after its checkpoint " + r.checkpoint().ts() + " were collected; "
-          + "delete it and create it again from a new start_ts, whose target then lacks the changes in between)";
-    }
-    FeedError fe = new FeedError(e.code().name(), message, retryable, nowMs.getAsLong());
-    log.atWarn().addKeyValue("changefeedId", id).addKeyValue("generation", generation).addKeyValue("code", e.code())
-        .log("changefeed runtime failed: {}", e.getMessage());
-    ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), input);
-    commit(r, input, t, input == ChangefeedInput.FAIL_FATAL ? r.withRetry(fe, r.retryCount(), 0, fe.atMs()) : r, fe);
-  }
-
-  private static FencedOutException fencedOutCause(Throwable error) {
-    for (Throwable e = error; e != null; e = e.getCause()) {
-      if (e instanceof FencedOutException f) {
-        return f;
-      }
-    }
-    return null;
-  }
-
-  /** A retry timer fired (supervisor thread; package-private so tests can replay a stale one). */
-  void onRetryDue(String id, long generation, long dueAtMs) {
-    ChangefeedRecord r = records.get(id);
-    if (closing || !hosted.containsKey(id) || r == null || r.generation() != generation || r.nextRetryAtMs() != dueAtMs) {
-      return;   // disarmed by RESUME, PAUSE, a new generation or a later failure
-    }
-    ChangefeedTransition t = ChangefeedTransitions.apply(r.state(), ChangefeedInput.RETRY_DUE);
-    commit(r, ChangefeedInput.RETRY_DUE, t, r.withRetry(r.lastError(), r.retryCount(), 0, nowMs.getAsLong()), null);
-  }
-
-  private void onStopped(String id, long generation, FeedCheckpoint reached) {
-    ChangefeedRecord r = records.get(id);
-    if (r != null && r.generation() == generation && r.state() != ChangefeedState.REMOVED && hosted.containsKey(id)) {
-      persist(r.withCheckpoint(r.checkpoint().max(reached), nowMs.getAsLong()), true);
-    }
-  }
-
-  /** A cleanup attempt ended (supervisor thread; package-private so tests can replay a stale one). */
-  void onCleanupEnded(String id, long generation, Throwable error) {
-    CompletableFuture<Void> done = cleanups.remove(id);
-    ChangefeedRecord r = records.get(id);
-    if (r != null && r.generation() == generation && r.state() == ChangefeedState.REMOVING && hosted.containsKey(id)) {
-      ChangefeedInput input = error == null ? ChangefeedInput.CLEANUP_DONE : ChangefeedInput.CLEANUP_FAILED;
-      FeedError fe = error == null ? null : new FeedError(DeletionFailedException.causeCode(error).name(),
-          error.getMessage(), true, nowMs.getAsLong());
-      commit(r, input, ChangefeedTransitions.apply(r.state(), input), r, fe);
-    }
-    if (done != null) {
-      if (error == null) {
-        done.complete(null);
-      } else {
-        done.completeExceptionally(new DeletionFailedException(id, generation, error));
-      }
-    }
-  }
-
-  private void recordProgress() {
-    if (closing) {
-      return;
-    }
-    for (Map.Entry<String, FeedLane> e : lanes.entrySet()) {
-      HostedRuntime run = e.getValue().runtime();
-      ChangefeedRecord r = records.get(e.getKey());
-      if (run == null || r == null || r.generation() != run.generation() || r.state() != ChangefeedState.NORMAL
-          || !hosted.containsKey(e.getKey())) {
-        continue;
-      }
-      ChangefeedStatus status = run.status();
-      metrics.divergentColumns(r.id(), status.divergences().size());
-      metrics.snapshots(r.id(), status);
-      FeedCheckpoint now = r.checkpoint().max(HostedRuntime.fromStatus(status));
-      ChangefeedRecord next = r;
-      if (!now.equals(r.checkpoint())) {
-        next = next.withCheckpoint(now, nowMs.getAsLong());
-      }
-      if (status.state() == ChangefeedStatus.State.RUNNING && r.retryCount() > 0) {
-        next = next.withRetry(r.lastError(), 0, 0, nowMs.getAsLong());   // started fine: the next failure counts from 1
-      }
-      if (next != r) {
-        persist(next, next.retryCount() != r.retryCount());
-      }
-    }
-    metrics.refreshLag(records.values());
-    checkGcHolds();
-  }
-
-  /**
-   * Checks the GC holds of the changefeeds hosted here ({@link GcHoldWatch}) and marks expired ones in their
-   * records.
-   * Supervisor thread; package-private so tests drive it with their clock.
-   */
-  void checkGcHolds() {
-    long now = nowMs.getAsLong();
-    // the host writes a record: only the changefeeds hosted here are marked (others' hosts mark theirs)
-    List<ChangefeedRecord> mine = records.values().stream().filter(r -> hosted.containsKey(r.id())).toList();
-    for (ChangefeedRecord expired : gcHolds.check(mine, now)) {
-      persist(expired.withGcExpired(now), true);
-    }
-  }
-
-  // ---- deciding and acting (supervisor thread) ----------------------------------------------
-
-  /** Applies the record effects of {@code t} to {@code changed}, persists it synced, then runs the actions. */
-  private ChangefeedRecord commit(ChangefeedRecord before, ChangefeedInput input, ChangefeedTransition t,
-      ChangefeedRecord changed, FeedError error) {
-    long now = nowMs.getAsLong();
-    ChangefeedRecord next = changed.withState(t.next(), now);
-    for (ChangefeedEffect effect : t.effects()) {
-      switch (effect) {
-        case SCHEDULE_RETRY -> {
-          int attempt = next.retryCount() + 1;
-          boolean giveUp = config.retryMaxAttempts() > 0 && attempt > config.retryMaxAttempts();
-          FeedError shown = giveUp ? new FeedError(error.code(), error.message() + " (gave up after "
-              + config.retryMaxAttempts() + " automatic restarts; RESUME to try again)", false, error.atMs()) : error;
-          next = next.withRetry(shown, attempt, giveUp ? 0 : now + config.retryDelay(attempt).toMillis(), now);
-        }
-        case CLEAR_RETRY -> next = next.withRetry(null, 0, 0, now);
-        case SCHEDULE_CLEANUP_RETRY -> {
-          Deletion d = next.deletion().attempted(error);
-          next = next.withDeletion(d, now)
-              .withRetry(next.lastError(), next.retryCount(), now + config.cleanupDelay(d.attempts()).toMillis(), now);
-        }
-        case FINISH_REMOVAL -> next = next.removed(next.deletion().completedAt(now), now);
-        case START_RUNTIME, STOP_RUNTIME, RESTART_RUNTIME, START_CLEANUP -> { }
-      }
-    }
-    persist(next, true);
-    log.atInfo().addKeyValue("changefeedId", next.id()).addKeyValue("generation", next.generation())
-        .addKeyValue("input", input).addKeyValue("from", before.state()).addKeyValue("to", next.state())
-        .log("changefeed transition");
-    for (ChangefeedEffect effect : t.effects()) {
-      switch (effect) {
-        case START_RUNTIME -> startRuntime(next);
-        case STOP_RUNTIME -> stopRuntime(next);
-        case RESTART_RUNTIME -> {
-          stopRuntime(next);
-          startRuntime(next);
-        }
-        case START_CLEANUP -> startCleanup(next);
-        case SCHEDULE_RETRY, SCHEDULE_CLEANUP_RETRY -> {
-          if (next.nextRetryAtMs() > 0) {
-            armTimer(next.id(), next.generation(), next.nextRetryAtMs());
-          }
-        }
-        case FINISH_REMOVAL -> {
-          if (!next.keptMeta()) {
-            metrics.forget(next.id());
-            gcHolds.forget(next.id());
-          }
-        }
-        case CLEAR_RETRY -> { }
-      }
-    }
-    return next;
-  }
-
-  /** Writes {@code r} here and in the cluster, stamped with this node's token when it hosts it. */
-  /**
-   * Completes when the deletion {@code r} stands in is done: the cleanup running here, or (the cleanup runs
-   * where the changefeed gets hosted, a REMOVED one first has to be assigned again) the record reaching
-   * REMOVED, written here or replicated from the node that did it.
-   */
-  private CompletableFuture<Void> completion(ChangefeedRecord r) {
-    if (r.state() != ChangefeedState.REMOVING) {
-      return CompletableFuture.completedFuture(null);
-    }
-    CompletableFuture<Void> here = cleanups.get(r.id());
-    return here != null ? here : removalWaiters.computeIfAbsent(r.id(), k -> new CompletableFuture<>());
-  }
-
-  /** Completes the waiters of a deletion once its record says REMOVED (supervisor thread). */
-  private void settleWaiters(ChangefeedRecord r) {
-    if (r.state() == ChangefeedState.REMOVED) {
-      CompletableFuture<Void> w = removalWaiters.remove(r.id());
-      if (w != null) {
-        w.complete(null);
-      }
-    }
-  }
-
-  private void persist(ChangefeedRecord r, boolean sync) {
-    Long token = hosted.get(r.id());
-    ChangefeedRecord before = records.get(r.id());
-    long revision = before == null ? r.revision() : Math.max(before.revision(), r.revision());
-    ChangefeedRecord stamped = new ChangefeedRecord(r.id(), r.generation(), r.state(), r.spec(), r.checkpoint(),
-        r.keptMeta(), r.lastError(), r.retryCount(), r.nextRetryAtMs(), r.deletion(), r.createdAtMs(), r.updatedAtMs(),
-        r.gc(), token != null ? token : r.writerToken(), revision + 1);
-    store.put(stamped, sync);
-    records.put(r.id(), stamped);
-    replica.put(r.id(), stamped.toJson().encode());
-    settleWaiters(stamped);
-  }
-
-  private void startRuntime(ChangefeedRecord r) {
-    Long token = hosted.get(r.id());
-    if (closing || token == null) {
-      return;   // not hosted here: the node it is assigned to runs it
-    }
-    long runId = ++runIds;
-    currentRun.put(r.id(), runId);
-    work.start(lane(r.id()), r, runId, token);
-  }
-
-  private void stopRuntime(ChangefeedRecord r) {
-    currentRun.remove(r.id());
-    work.stop(lane(r.id()), r.id());
-  }
-
-  private void startCleanup(ChangefeedRecord r) {
-    if (closing || !hosted.containsKey(r.id()) || cleanups.containsKey(r.id())) {
-      return;   // one cleanup per id at a time: a retry joins the running one
-    }
-    currentRun.remove(r.id());
-    cleanups.put(r.id(), new CompletableFuture<>());
-    work.cleanup(lane(r.id()), r);
-  }
-
-  private void armTimer(String id, long generation, long dueAtMs) {
-    if (closing) {
-      return;
-    }
-    long delay = Math.max(0, dueAtMs - nowMs.getAsLong());
-    timers.schedule(() -> decider.execute(() -> onRetryDue(id, generation, dueAtMs)), delay, TimeUnit.MILLISECONDS);
-  }
-
-  private FeedLane lane(String id) {
-    return lanes.computeIfAbsent(id, k -> new FeedLane(workers));
-  }
-
-  private void checkHosted(String id) {
-    if (!hosted.containsKey(id)) {
-      throw new TransientException(ErrorCode.CHANGEFEED_MOVING, "changefeed \"" + id + "\" is not hosted on this"
-          + " node (it is being placed or moving between nodes); retry shortly, or ask the node that hosts it");
-    }
-  }
-
-  private ChangefeedRecord current(String id) {
-    return records.getOrDefault(id, ChangefeedRecord.absent(id));
-  }
-
-  private ChangefeedRecord visible(String id) {
-    ChangefeedRecord r = records.get(id);
-    if (r == null || !r.visible()) {
-      throw ChangefeedNotFoundException.of(id);
-    }
-    return r;
-  }
-
-  private ChangefeedSnapshot snapshot(ChangefeedRecord r) {
-    FeedLane lane = lanes.get(r.id());
-    HostedRuntime run = lane == null ? null : lane.runtime();
-    boolean live = run != null && run.generation() == r.generation() && r.state() == ChangefeedState.NORMAL
-        && hosted.containsKey(r.id());
-    return new ChangefeedSnapshot(r, live ? run.status() : null, GcHolds.of(r, nowMs.getAsLong()));
-  }
-
-  private static void checkId(String id) {
-    if (id == null || !ID.matcher(id).matches()) {
-      throw InvalidChangefeedException.field("id", "must be 1-128 of [A-Za-z0-9_.-] starting with a letter or digit,"
-          + " got \"" + id + "\"");
-    }
+  /** What decides deletions (tests replay a stale cleanup report on the supervisor's thread). */
+  ChangefeedDeletions deletions() {
+    return deletions;
   }
 
   /** Runs {@code work} on the supervisor's thread. */
@@ -935,15 +387,7 @@ public final class ChangefeedSupervisor implements AutoCloseable {
   public void close() {
     timers.shutdownNow();
     try {
-      List<CompletableFuture<Void>> stops = await(onDecider(() -> {
-        closing = true;
-        List<CompletableFuture<Void>> out = new ArrayList<>();
-        for (Map.Entry<String, FeedLane> e : lanes.entrySet()) {
-          work.stop(e.getValue(), e.getKey());
-          out.add(e.getValue().submit(() -> { }));
-        }
-        return out;
-      }));
+      List<CompletableFuture<Void>> stops = await(onDecider(runs::closeAll));
       CompletableFuture.allOf(stops.toArray(CompletableFuture[]::new))
           .get(config.stopTimeout().toMillis() + 5000, TimeUnit.MILLISECONDS);
       await(onDecider(() -> null));   // the stops' checkpoint reports were queued before this

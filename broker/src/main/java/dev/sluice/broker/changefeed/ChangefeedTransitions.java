@@ -19,7 +19,8 @@ import static dev.sluice.broker.changefeed.ChangefeedTransition.to;
 
 /**
  * The changefeed state machine: what each input does in each state. Pure: no I/O, no clock, no
- * logging; {@link ChangefeedSupervisor} persists the new state and runs the effects.
+ * logging; {@link ChangefeedSupervisor} (its {@code TransitionCommitter}) persists the new state and runs
+ * the effects.
  *
  * <p>Rules worth knowing: repeats are idempotent (PAUSE of PAUSED, RESUME of NORMAL); nothing but a
  * DELETE retry is allowed while REMOVING (a same-name CREATE must wait for the deletion to finish);

@@ -231,8 +231,8 @@ class ChangefeedDeletionTest {
       // late reports of generation 1 (a stale cleanup end, a stale retry timer) must not touch generation 2
       ChangefeedRecord g2 = stack.supervisor().record("race");
       stack.supervisor().onDecider(() -> {
-        stack.supervisor().onCleanupEnded("race", 1, null);
-        stack.supervisor().onRetryDue("race", 1, g2.nextRetryAtMs());
+        stack.supervisor().deletions().onCleanupEnded("race", 1, null);
+        stack.supervisor().reports().onRetryDue("race", 1, g2.nextRetryAtMs());
         return null;
       }).get(10, TimeUnit.SECONDS);
       ChangefeedRecord after = stack.supervisor().record("race");

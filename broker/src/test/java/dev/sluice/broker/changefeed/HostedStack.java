@@ -87,7 +87,7 @@ final class HostedStack implements AutoCloseable {
   /** Runs the supervisor's GC hold check now, on its thread. */
   void checkGcHolds() throws Exception {
     supervisor.onDecider(() -> {
-      supervisor.checkGcHolds();
+      supervisor.reports().checkGcHolds();
       return null;
     }).get(30, TimeUnit.SECONDS);
   }
