@@ -43,11 +43,19 @@ public final class ProtocolInfo {
    * snapshot needs {@link #FEATURE_FRAGMENTED_TXN} too: a chunk's rows come as the parts of one batch.
    */
   public static final String FEATURE_SNAPSHOT = "snapshot";
+  /**
+   * A snapshot chunk's READ rows of a PostgreSQL table with a key may come as {@code CopyRows}: the upstream's
+   * COPY text lines, with the codec of each column, instead of RowChanges (docs/EVENT-SERVICE.md "READ rows as
+   * COPY text"). A PostgreSQL target loads them as they are; any reader makes the same Values of them
+   * ({@code dev.sluice.api.pgtext.CopyText}). Without it, every READ row is a RowChange.
+   */
+  public static final String FEATURE_COPY_TEXT = "copy-text";
 
   /** Every feature a v1 broker implements. */
   public static final Set<String> BROKER_FEATURES = Set.of(
       FEATURE_FRAGMENTED_TXN, FEATURE_RESOLVED_BATCH, FEATURE_SYNC_POINT,
-      FEATURE_RESUME_CURSOR, FEATURE_CREDITS, FEATURE_EVENT_FILTER, FEATURE_DDL_IN_TXN, FEATURE_SNAPSHOT);
+      FEATURE_RESUME_CURSOR, FEATURE_CREDITS, FEATURE_EVENT_FILTER, FEATURE_DDL_IN_TXN, FEATURE_SNAPSHOT,
+      FEATURE_COPY_TEXT);
 
   /**
    * Features a v1 broker applies on every stream whether the collector asked for them or not (its Welcome

@@ -1,5 +1,7 @@
 package dev.sluice.broker.capture;
 
+import dev.sluice.api.v1.ColumnCodec;
+import dev.sluice.api.v1.TextCodec;
 import dev.sluice.api.v1.ValueKind;
 import java.util.Objects;
 
@@ -46,13 +48,20 @@ record PgType(int oid, String name, Codec codec, PgType element, char delimiter)
     FALLBACK(ValueKind.VALUE_KIND_TEXT_FALLBACK);
 
     private final ValueKind kind;
+    private final TextCodec text;
 
     Codec(ValueKind kind) {
       this.kind = kind;
+      this.text = TextCodec.valueOf("TEXT_CODEC_" + name());
     }
 
     ValueKind kind() {
       return kind;
+    }
+
+    /** The protocol's name of this codec (CopyRows' ColumnCodec), which {@code PgText} parses by. */
+    TextCodec text() {
+      return text;
     }
   }
 
@@ -84,6 +93,15 @@ record PgType(int oid, String name, Codec codec, PgType element, char delimiter)
   /** The element kind for arrays, {@code VALUE_KIND_UNSPECIFIED} otherwise. */
   ValueKind elementKind() {
     return element == null ? ValueKind.VALUE_KIND_UNSPECIFIED : element.kind();
+  }
+
+  /** How a client reads this type's text: its codec, and for an array its elements' codec and delimiter. */
+  ColumnCodec columnCodec() {
+    ColumnCodec.Builder c = ColumnCodec.newBuilder().setCodec(codec.text());
+    if (element != null) {
+      c.setElementCodec(element.codec().text()).setElementDelimiter(String.valueOf(element.delimiter()));
+    }
+    return c.build();
   }
 
   /** True when values of this type (or its elements) are captured as fallback text. */

@@ -1,6 +1,7 @@
-package dev.sluice.broker.capture;
+package dev.sluice.api.pgtext;
 
 import dev.sluice.api.v1.ArrayValue;
+import dev.sluice.api.v1.TextCodec;
 import dev.sluice.api.v1.Value;
 
 /**
@@ -11,24 +12,24 @@ import dev.sluice.api.v1.Value;
  * element type's delimiter: {@code ','}, or {@code ';'} for {@code box} ({@code {(1,1),(0,0);(2,2),(1,1)}}).
  *
  * <pre>{@code
- * Value v = PgArrayText.parse(int4, "{{1,2},{3,NULL}}");   // [[1, 2], [3, null]]
+ * Value v = PgArrayText.parse(TextCodec.TEXT_CODEC_INT, ',', "{{1,2},{3,NULL}}");   // [[1, 2], [3, null]]
  * }</pre>
  */
 final class PgArrayText {
 
-  private final PgType element;
+  private final TextCodec element;
   private final char delimiter;
   private final String s;
   private int pos;
 
-  private PgArrayText(PgType element, String s) {
+  private PgArrayText(TextCodec element, char delimiter, String s) {
     this.element = element;
-    this.delimiter = element.delimiter();
+    this.delimiter = delimiter;
     this.s = s;
   }
 
-  static Value parse(PgType element, String text) {
-    PgArrayText p = new PgArrayText(element, text);
+  static Value parse(TextCodec element, char delimiter, String text) {
+    PgArrayText p = new PgArrayText(element, delimiter, text);
     java.util.List<Integer> lowerBounds = java.util.List.of();
     if (text.startsWith("[")) {
       int eq = text.indexOf('=');
@@ -94,14 +95,14 @@ final class PgArrayText {
         }
         text.append(c == '\\' ? next() : c);
       }
-      return PgTextValues.parse(element, text.toString());
+      return PgText.parse(element, TextCodec.TEXT_CODEC_UNSPECIFIED, ',', text.toString());
     }
     while (peek() != delimiter && peek() != '}') {
       char c = next();
       text.append(c == '\\' ? next() : c);
     }
     String raw = text.toString();
-    return raw.equalsIgnoreCase("NULL") ? PgTextValues.NULL : PgTextValues.parse(element, raw);
+    return raw.equalsIgnoreCase("NULL") ? PgText.NULL : PgText.parse(element, TextCodec.TEXT_CODEC_UNSPECIFIED, ',', raw);
   }
 
   private void expect(char c) {

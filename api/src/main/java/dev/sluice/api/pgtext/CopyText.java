@@ -1,0 +1,192 @@
+package dev.sluice.api.pgtext;
+
+import dev.sluice.api.v1.ColumnCodec;
+import dev.sluice.api.v1.Value;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * PostgreSQL's COPY text format, one line at a time: fields separated by a tab, {@code \N} for NULL, and a
+ * backslash escaping what would break the line ({@code \\ \t \n \r \b \f \v}; on input also {@code \}octal
+ * digits, {@code \x}hex digits, and a backslash before any other character for that character). A line is
+ * given as {@code buf[off, end)}, without its newline; bytes are UTF-8 (a backslash byte never occurs inside a
+ * multi-byte character). Pure and thread-safe.
+ *
+ * <pre>{@code
+ * byte[] line = "42\tAda\t\\N".getBytes(UTF_8);
+ * List<Value> values = CopyText.values(line, 0, line.length, codecs);   // [42, "Ada", NULL]
+ * String name = CopyText.field(line, 0, line.length, 1);                  // "Ada"
+ * }</pre>
+ */
+public final class CopyText {
+
+  private CopyText() {}
+
+  /**
+   * Every field of the line read with its column's codec, in column order.
+   *
+   * @throws IllegalArgumentException when the line has another number of fields than {@code columns}, or a
+   *     field is not a valid value of its codec
+   */
+  public static List<Value> values(byte[] buf, int off, int end, List<ColumnCodec> columns) {
+    List<Value> out = new ArrayList<>(columns.size());
+    int start = off;
+    for (int i = 0; i < columns.size(); i++) {
+      if (start > end) {
+        throw new IllegalArgumentException("a COPY line has " + i + " fields, its table " + columns.size());
+      }
+      int stop = fieldEnd(buf, start, end);
+      out.add(value(buf, start, stop, columns.get(i)));
+      start = stop + 1;
+    }
+    if (start <= end) {
+      throw new IllegalArgumentException("a COPY line has more fields than its table's " + columns.size());
+    }
+    return out;
+  }
+
+  /** Field {@code index} (from 0) of the line read with {@code column}'s codec. */
+  public static Value value(byte[] buf, int off, int end, int index, ColumnCodec column) {
+    int start = fieldStart(buf, off, end, index);
+    return value(buf, start, fieldEnd(buf, start, end), column);
+  }
+
+  /** Field {@code index} (from 0) of the line as text, unescaped; null for {@code \N}. */
+  public static String field(byte[] buf, int off, int end, int index) {
+    int start = fieldStart(buf, off, end, index);
+    int stop = fieldEnd(buf, start, end);
+    if (isNull(buf, start, stop)) {
+      return null;
+    }
+    return unescaped(buf, start, stop);
+  }
+
+  /** The number of lines in {@code buf[off, end)}: its newlines (every line ends with one). */
+  public static int lineCount(byte[] buf, int off, int end) {
+    int n = 0;
+    for (int i = off; i < end; i++) {
+      if (buf[i] == '\n') {
+        n++;
+      }
+    }
+    return n;
+  }
+
+  /** Where the line starting at {@code off} ends: the index of its newline, or {@code end} when it has none. */
+  public static int lineEnd(byte[] buf, int off, int end) {
+    for (int i = off; i < end; i++) {
+      if (buf[i] == '\n') {
+        return i;
+      }
+    }
+    return end;
+  }
+
+  /** Appends {@code text} escaped as a COPY text field; a null appends {@code \N}. */
+  public static void appendEscaped(StringBuilder out, String text) {
+    if (text == null) {
+      out.append("\\N");
+      return;
+    }
+    int n = text.length();
+    int i = 0;
+    while (i < n && !needsEscape(text.charAt(i))) {
+      i++;
+    }
+    out.append(text, 0, i);   // usually all of it
+    for (; i < n; i++) {
+      char c = text.charAt(i);
+      switch (c) {
+        case '\\' -> out.append("\\\\");
+        case '\t' -> out.append("\\t");
+        case '\n' -> out.append("\\n");
+        case '\r' -> out.append("\\r");
+        default -> out.append(c);
+      }
+    }
+  }
+
+  private static boolean needsEscape(char c) {
+    return c == '\\' || c == '\t' || c == '\n' || c == '\r';
+  }
+
+  private static Value value(byte[] buf, int start, int stop, ColumnCodec column) {
+    if (isNull(buf, start, stop)) {
+      return PgText.NULL;
+    }
+    for (int i = start; i < stop; i++) {
+      if (buf[i] == '\\') {
+        return PgText.parse(column, unescaped(buf, start, stop));
+      }
+    }
+    return PgText.parse(column, buf, start, stop - start);   // nothing escaped: the bytes are the text
+  }
+
+  private static boolean isNull(byte[] buf, int start, int stop) {
+    return stop - start == 2 && buf[start] == '\\' && buf[start + 1] == 'N';
+  }
+
+  private static int fieldStart(byte[] buf, int off, int end, int index) {
+    int start = off;
+    for (int i = 0; i < index; i++) {
+      start = fieldEnd(buf, start, end) + 1;
+      if (start > end) {
+        throw new IllegalArgumentException("a COPY line has " + (i + 1) + " fields, field " + index + " was asked for");
+      }
+    }
+    return start;
+  }
+
+  /** The tab ending the field that starts at {@code start}, or {@code end}. An escaped tab is "\t", never a tab. */
+  private static int fieldEnd(byte[] buf, int start, int end) {
+    for (int i = start; i < end; i++) {
+      if (buf[i] == '\t') {
+        return i;
+      }
+    }
+    return end;
+  }
+
+  private static String unescaped(byte[] buf, int start, int stop) {
+    byte[] out = new byte[stop - start];
+    int n = 0;
+    for (int i = start; i < stop; i++) {
+      byte b = buf[i];
+      if (b != '\\' || i + 1 >= stop) {
+        out[n++] = b;
+        continue;
+      }
+      byte c = buf[++i];
+      switch (c) {
+        case 'b' -> out[n++] = '\b';
+        case 'f' -> out[n++] = '\f';
+        case 'n' -> out[n++] = '\n';
+        case 'r' -> out[n++] = '\r';
+        case 't' -> out[n++] = '\t';
+        case 'v' -> out[n++] = 0x0B;
+        case 'x' -> {
+          int v = 0;
+          int digits = 0;
+          while (digits < 2 && i + 1 < stop && Character.digit(buf[i + 1], 16) >= 0) {
+            v = v * 16 + Character.digit(buf[++i], 16);
+            digits++;
+          }
+          out[n++] = digits == 0 ? (byte) 'x' : (byte) v;
+        }
+        default -> {
+          if (c >= '0' && c <= '7') {
+            int v = c - '0';
+            for (int d = 1; d < 3 && i + 1 < stop && buf[i + 1] >= '0' && buf[i + 1] <= '7'; d++) {
+              v = v * 8 + (buf[++i] - '0');
+            }
+            out[n++] = (byte) v;
+          } else {
+            out[n++] = c;
+          }
+        }
+      }
+    }
+    return new String(out, 0, n, StandardCharsets.UTF_8);
+  }
+}

@@ -1,0 +1,96 @@
+package dev.sluice.api.pgtext;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import dev.sluice.api.v1.ColumnCodec;
+import dev.sluice.api.v1.TextCodec;
+import dev.sluice.api.v1.Value;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import org.junit.jupiter.api.Test;
+
+class CopyTextTest {
+
+  private static final ColumnCodec INT = ColumnCodec.newBuilder().setCodec(TextCodec.TEXT_CODEC_INT).build();
+  private static final ColumnCodec TEXT = ColumnCodec.newBuilder().setCodec(TextCodec.TEXT_CODEC_TEXT).build();
+  private static final ColumnCodec BYTEA = ColumnCodec.newBuilder().setCodec(TextCodec.TEXT_CODEC_BYTEA).build();
+  private static final ColumnCodec BOX_ARRAY = ColumnCodec.newBuilder().setCodec(TextCodec.TEXT_CODEC_ARRAY)
+      .setElementCodec(TextCodec.TEXT_CODEC_FALLBACK).setElementDelimiter(";").build();
+  private static final ColumnCodec REAL = ColumnCodec.newBuilder().setCodec(TextCodec.TEXT_CODEC_FLOAT4).build();
+
+  private static byte[] utf8(String s) {
+    return s.getBytes(StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void fieldsAreSplitAtTabsAndReadByTheirColumnsCodec() {
+    byte[] line = utf8("42\tAda Lovelace\t\\N\t1.3333334");
+    List<Value> v = CopyText.values(line, 0, line.length, List.of(INT, TEXT, TEXT, REAL));
+    assertThat(v.get(0).getInt64Value()).isEqualTo(42);
+    assertThat(v.get(1).getStringValue()).isEqualTo("Ada Lovelace");
+    assertThat(v.get(2).hasNullValue()).isTrue();
+    assertThat(v.get(3).getDoubleValue()).isEqualTo((double) 1.3333334f);   // a real widened, as capture does
+  }
+
+  @Test
+  void escapesAreUndoneAndAnEmptyStringIsNotNull() {
+    byte[] line = utf8("a\\tb\\nc\\\\d\\re\\bf\\fg\\vh\t\t\\101\\x42\\q\tx\\\\N");
+    List<Value> v = CopyText.values(line, 0, line.length, List.of(TEXT, TEXT, TEXT, TEXT));
+    assertThat(v.get(0).getStringValue()).isEqualTo("a\tb\nc\\d\re\bf\fg\u000Bh");
+    assertThat(v.get(1).getStringValue()).isEmpty();
+    assertThat(v.get(2).getStringValue()).isEqualTo("ABq");
+    assertThat(v.get(3).getStringValue()).isEqualTo("x\\N");
+  }
+
+  @Test
+  void multiByteTextAndEscapedByteaRoundTrip() {
+    byte[] line = utf8("Grüße, 世界 🙂\t\\\\x00ff");
+    List<Value> v = CopyText.values(line, 0, line.length, List.of(TEXT, BYTEA));
+    assertThat(v.get(0).getStringValue()).isEqualTo("Grüße, 世界 🙂");
+    assertThat(v.get(1).getBytesValue().toByteArray()).containsExactly(0x00, 0xff);
+  }
+
+  @Test
+  void anArrayOfBoxesSplitsAtItsDelimiter() {
+    byte[] line = utf8("{(1,1),(0,0);(2,2),(1,1)}");
+    Value v = CopyText.values(line, 0, line.length, List.of(BOX_ARRAY)).get(0);
+    assertThat(v.getArrayValue().getElementsList()).extracting(Value::getStringValue)
+        .containsExactly("(1,1),(0,0)", "(2,2),(1,1)");
+  }
+
+  @Test
+  void aLineInsideABufferIsReadBetweenItsBounds() {
+    byte[] buf = utf8("1\tx\n2\ty\n");
+    int end = CopyText.lineEnd(buf, 4, buf.length);
+    assertThat(CopyText.lineCount(buf, 0, buf.length)).isEqualTo(2);
+    assertThat(CopyText.values(buf, 4, end, List.of(INT, TEXT))).extracting(Value::toString)
+        .containsExactly(Value.newBuilder().setInt64Value(2).build().toString(),
+            Value.newBuilder().setStringValue("y").build().toString());
+    assertThat(CopyText.field(buf, 4, end, 1)).isEqualTo("y");
+    assertThat(CopyText.value(buf, 0, 3, 0, INT).getInt64Value()).isEqualTo(1);
+  }
+
+  @Test
+  void aLineWithAnotherNumberOfFieldsIsRefusedByCount() {
+    byte[] shortLine = utf8("1");
+    byte[] longLine = utf8("1\tx\ty");
+    assertThatThrownBy(() -> CopyText.values(shortLine, 0, shortLine.length, List.of(INT, TEXT)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 fields");
+    assertThatThrownBy(() -> CopyText.values(longLine, 0, longLine.length, List.of(INT, TEXT)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("more fields");
+    assertThatThrownBy(() -> CopyText.values(utf8("x1"), 0, 2, List.of(INT)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("int");
+  }
+
+  @Property
+  void escapedTextReadsBackAsItself(@ForAll String text) {
+    StringBuilder line = new StringBuilder();
+    CopyText.appendEscaped(line, text);
+    byte[] bytes = utf8(line.toString());
+    assertThat(CopyText.lineCount(bytes, 0, bytes.length)).isZero();
+    assertThat(CopyText.field(bytes, 0, bytes.length, 0)).isEqualTo(new String(utf8(text), StandardCharsets.UTF_8));
+  }
+}
