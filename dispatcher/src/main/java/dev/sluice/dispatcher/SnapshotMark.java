@@ -11,11 +11,14 @@ import dev.sluice.api.v1.SnapshotProgress;
  * @param rowsRead     rows the snapshot read in the current stream epoch, this chunk included
  * @param rowsEstimate the table's estimated rows when the epoch's snapshot began (pg_class.reltuples), 0 unknown
  * @param chunks       chunks read in the current epoch, this one included
+ * @param last         this chunk read the table to its end: the snapshot completes with it (a sink that loads the
+ *                     table a way of its own finishes that in the chunk's transaction)
  */
-public record SnapshotMark(SnapshotCursor next, long rowsRead, long rowsEstimate, long chunks) {
+public record SnapshotMark(SnapshotCursor next, long rowsRead, long rowsEstimate, long chunks, boolean last) {
 
   /** The mark of a chunk's last part, from the broker's {@code SnapshotProgress}. */
   public static SnapshotMark fromProto(SnapshotProgress p) {
-    return new SnapshotMark(SnapshotCursor.after(p), p.getRowsRead(), p.getRowsEstimate(), p.getChunks());
+    return new SnapshotMark(SnapshotCursor.after(p), p.getRowsRead(), p.getRowsEstimate(), p.getChunks(),
+        p.getLast());
   }
 }

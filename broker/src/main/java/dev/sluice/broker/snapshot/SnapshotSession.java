@@ -431,7 +431,8 @@ public final class SnapshotSession {
   /** The progress a chunk carries, with the monitor held and its rows counted in. */
   private SnapshotProgress progress(SourceChunk read) {
     return SnapshotProgress.newBuilder().addAllLastKey(read.next().afterKey()).setNextBlock(read.next().nextBlock())
-        .setRowsRead(rowsRead).setRowsEstimate(Math.max(0, estimate)).setChunks(chunksRead).build();
+        .setRowsRead(rowsRead).setRowsEstimate(Math.max(0, estimate)).setChunks(chunksRead).setLast(read.exhausted())
+        .build();
   }
 
   private void onFailure(SluiceException e) {
