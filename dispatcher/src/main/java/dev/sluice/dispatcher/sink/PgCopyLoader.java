@@ -24,7 +24,8 @@ import org.postgresql.copy.CopyIn;
  * shaped like its columns and from there into it in one {@code INSERT ... SELECT ... ON CONFLICT (key) DO
  * UPDATE}. For a snapshot chunk's READ rows, whose keys are distinct and whose images are whole; a batch with
  * an unavailable value takes the ordinary path ({@link #upsert} says so). A table without a key is appended to by a
- * plain COPY ({@link PgCopyInput} is what a load writes). One connection (not autocommitted), one applier thread.
+ * plain COPY. Rows backed by a COPY line (feature copy-text) are written as their line, never decoded
+ * ({@link PgCopyInput}). One connection (not autocommitted), one applier thread.
  *
  * <pre>{@code
  * PgCopyLoader loader = new PgCopyLoader(connection);
