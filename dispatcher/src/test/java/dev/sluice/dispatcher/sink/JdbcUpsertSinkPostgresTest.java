@@ -257,7 +257,7 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
   /**
    * Feature copy-text: a snapshot chunk whose READ rows are COPY lines loads by COPY as the lines are, into the
    * same rows as the chunk of their typed values, straight into an empty target and, after a live row took one
-   * of its keys, through the staging table.
+   * of its keys, through the staging table; a chunk too small for COPY is upserted row by row from their values.
    */
   @Test
   void aSnapshotChunkOfCopyLinesLoadsAsTheChunkOfItsValuesStraightInAndAfterAConflict() throws Exception {
@@ -272,7 +272,11 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
 
     assertThat(tableAsText("blobs_lined")).hasSize(200).isEqualTo(tableAsText("blobs_typed"))
         .noneMatch(row -> row.contains("live"));
-    assertThat(storedCheckpoint()).isEqualTo(300);
+
+    // a chunk too small for COPY goes row by row (RowWriter, as for MySQL), reading the lines' values
+    sink.apply(List.of(blobChunk(BLOBS, 400, 201, 210, true), blobChunk(typed, 400, 201, 210, false)), 400);
+    assertThat(tableAsText("blobs_lined")).hasSize(210).isEqualTo(tableAsText("blobs_typed"));
+    assertThat(storedCheckpoint()).isEqualTo(400);
   }
 
   /**
