@@ -22,6 +22,8 @@ final class SnapshotMetrics {
   private final Counter chunksDelivered;
   private final Counter chunksReread;
   private final Timer chunkRead;
+  private final Counter chunksByCopy;
+  private final Counter chunksByCursor;
   private final Timer watermarkWait;
   private final Timer throttled;
 
@@ -42,6 +44,12 @@ final class SnapshotMetrics {
         .description("snapshot chunks, by what became of them").register(registry);
     chunkRead = Timer.builder("sluice.snapshot.chunk.read").publishPercentileHistogram()
         .description("one chunk's SELECT, first row to last").register(registry);
+    chunksByCopy = Counter.builder("sluice.snapshot.chunks.read").tag("form", "copy_text").baseUnit("chunks")
+        .description("chunks read, by form: COPY text lines that go out as they came (feature copy-text), or"
+            + " values parsed from a cursor's rows").register(registry);
+    chunksByCursor = Counter.builder("sluice.snapshot.chunks.read").tag("form", "values").baseUnit("chunks")
+        .description("chunks read, by form: COPY text lines that go out as they came (feature copy-text), or"
+            + " values parsed from a cursor's rows").register(registry);
     watermarkWait = Timer.builder("sluice.snapshot.watermark.wait").publishPercentileHistogram()
         .description("from writing a watermark to capture seeing it").register(registry);
     throttled = Timer.builder("sluice.snapshot.throttle.wait")
@@ -57,7 +65,8 @@ final class SnapshotMetrics {
         .description("snapshots on this broker, by state").register(registry);
   }
 
-  void chunkRead(int rows, long bytes, long nanos) {
+  void chunkRead(int rows, long bytes, long nanos, boolean copyText) {
+    (copyText ? chunksByCopy : chunksByCursor).increment();
     rowsRead.increment(rows);
     bytesRead.increment(bytes);
     chunkRead.record(nanos, TimeUnit.NANOSECONDS);

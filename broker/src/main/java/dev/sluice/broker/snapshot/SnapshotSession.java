@@ -249,7 +249,8 @@ public final class SnapshotSession {
       long readStart = System.nanoTime();
       SourceChunk read = source.read(new ChunkRead(table, from, config.chunkRows(), config.chunkBytes(),
           Math.max(1, config.chunkBytes() / 8192), Math.max(endBlock, 1), spec.copyText()));
-      service.metrics().chunkRead(read.rows().size(), read.bytes(), System.nanoTime() - readStart);
+      service.metrics().chunkRead(read.rows().size(), read.bytes(), System.nanoTime() - readStart,
+          !read.rows().isEmpty() && read.rows().get(0).isLine());
       service.throttle().charge(read.rows().size(), read.bytes(), service.nanoClock().getAsLong());
       List<SnapshotRow> rows = inSpan(read.rows());
       if (isCancelled()) {

@@ -105,8 +105,13 @@ class SnapshotEveryTypeEndToEndTest {
 
   @Test
   void everyKindOfValueArrivesExactlyBySnapshotCopyBySmallSnapshotChunkAndLive(@TempDir Path dir) throws Exception {
+    // 64-row chunks: the 300 rows' chunks after each reader's first come as COPY text lines (copy-text), which the
+    // sink loads as they are, so each value also takes the way from the upstream's COPY TO to the target's COPY FROM
+    dev.sluice.broker.ServeConfig serve = dev.sluice.broker.ServeConfig.ephemeral();
+    serve = serve.withEventService(serve.eventService().withSnapshot(serve.eventService().snapshot()
+        .withChunkRows(64)));
     try (TestPostgres downstream = TestPostgres.start();
-         RunningBroker rb = RunningBroker.start(dir.resolve("broker"), fastProgress(),
+         RunningBroker rb = RunningBroker.start(dir.resolve("broker"), fastProgress(), serve,
              "CREATE SCHEMA kinds",
              "CREATE TYPE kinds.mood AS ENUM ('sad', 'so so')",
              "CREATE DOMAIN kinds.pos AS int CHECK (VALUE > 0)",
@@ -139,6 +144,8 @@ class SnapshotEveryTypeEndToEndTest {
         assertThat(rows(downstream, table)).as(table).isEqualTo(rows(up, table));
       }
       assertThat(rows(downstream, "kinds.many")).hasSize(300);
+      assertThat(rb.broker().meterRegistry().get("sluice.snapshot.chunks.read").tag("form", "copy_text").counter()
+          .count()).as("chunks that came as COPY text lines").isPositive();
       assertThat(rows(downstream, "kinds.live")).hasSize(300);
     }
   }

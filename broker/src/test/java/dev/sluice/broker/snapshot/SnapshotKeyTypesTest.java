@@ -106,6 +106,7 @@ class SnapshotKeyTypesTest {
     sb.pg.exec("CREATE TABLE public." + table + " (" + columns + ", payload text DEFAULT 'p')",
         "INSERT INTO public." + table + " SELECT * FROM (" + rows + ") r");
     long expected = sb.pg.queryLong("SELECT count(*) FROM public." + table);
+    double copyChunksBefore = copyChunks();
     long start = sb.caughtUp();
     Reads reads = new Reads();
     try (SluiceClient client = SluiceClient.connect(ClientConfig.of("127.0.0.1:" + sb.port()))) {
@@ -119,6 +120,14 @@ class SnapshotKeyTypesTest {
     Set<String> distinct = new HashSet<>(keys);
     assertThat(keys.size() - distinct.size()).as("rows of %s read twice", table).isZero();
     assertThat(keys).as("rows of %s", table).hasSize((int) expected);
+    if (expected > 3 * 7) {   // each reader's first chunk of a table goes by the cursor, the later ones by COPY
+      assertThat(copyChunks()).as("chunks of %s read by COPY and parsed by the client (copy-text)", table)
+          .isGreaterThan(copyChunksBefore);
+    }
+  }
+
+  private static double copyChunks() {
+    return sb.broker.meterRegistry().get("sluice.snapshot.chunks.read").tag("form", "copy_text").counter().count();
   }
 
   /** The READ rows of one subscription, each row's values except the payload. */
