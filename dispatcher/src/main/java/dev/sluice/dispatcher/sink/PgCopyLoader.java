@@ -67,6 +67,24 @@ final class PgCopyLoader {
     }
   }
 
+  /**
+   * Inserts {@code images} into {@code target} (quoted) by one plain COPY, with no savepoint and no key conflict
+   * handled: for a table whose key has no index while its snapshot loads ({@link DeferredKeys}). Returns false,
+   * having written nothing, when an image lacks a value for some column (an unavailable value).
+   */
+  boolean insert(String target, TableInfo info, List<RowImage> images) throws SQLException {
+    List<String> columns = new ArrayList<>(info.getColumnsCount());
+    for (int i = 0; i < info.getColumnsCount(); i++) {
+      columns.add(info.getColumns(i).getName());
+    }
+    String data = copyText(info, images, columns.size());
+    if (data == null) {
+      return false;
+    }
+    copy(target, Dialect.POSTGRESQL.quoted(columns), data, target);
+    return true;
+  }
+
   private boolean load(String target, TableInfo info, List<RowImage> images) throws SQLException {
     List<String> columns = new ArrayList<>(info.getColumnsCount());
     for (int i = 0; i < info.getColumnsCount(); i++) {
