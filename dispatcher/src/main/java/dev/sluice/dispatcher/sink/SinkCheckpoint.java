@@ -45,7 +45,8 @@ public record SinkCheckpoint(long checkpointTs, Map<Long, TableProgress> tables)
    * @param snapshot  where the changefeed's snapshot of the table stands ({@link TableSnapshot#NONE} when none)
    * @param deferredKey the statement that adds back the primary key a PostgreSQL {@link JdbcUpsertSink} dropped
    *                  while it loads the table's snapshot ({@code ALTER TABLE "s"."t" ADD CONSTRAINT "t_pkey" PRIMARY
-   *                  KEY (id)}); null while the target table has its key
+   *                  KEY (id)}, see {@link JdbcUpsertSink#finishDeferredKeys()}); null while the target table has
+   *                  its key
    */
   public record TableProgress(String tableName, Checkpoint applied, long ddlTs, long droppedTs,
       TableSnapshot snapshot, String deferredKey) {
