@@ -300,6 +300,23 @@ class JdbcUpsertSinkDeferredKeysTest {
     assertThat(sink.checkpoint().tables().get(ID).deferredKey()).isNull();
   }
 
+  /** A sink of a version before deferred keys wrote the checkpoint table: the column is added when one opens. */
+  @Test
+  void aCheckpointTableWithoutTheDeferredKeyColumnGetsItWhenASinkOpens() throws Exception {
+    Source src = new Source(100);
+    sink.apply(List.of(src.chunk(100, 1, 100, false)), 100);
+    sink.finishDeferredKeys();
+    sink.close();
+    exec("ALTER TABLE " + JdbcSinkConfig.TABLE_CHECKPOINT_TABLE + " DROP COLUMN deferred_key");
+
+    sink = JdbcUpsertSink.open(config());
+    assertThat(sink.checkpoint().forTable(ID)).isEqualTo(Checkpoint.at(100));
+    assertThat(scalar("SELECT count(*) FROM " + JdbcSinkConfig.TABLE_CHECKPOINT_TABLE + " WHERE deferred_key IS NULL"
+        + " AND changefeed_id = '" + changefeed + "'")).isEqualTo(1);
+    sink.apply(List.of(src.update(110, 5, "u110", false)), 110);
+    assertThat(rows("orders")).isEqualTo(src.expected());
+  }
+
   // ---- the upstream table, and the target ------------------------------------------------------
 
   /**
