@@ -1,5 +1,7 @@
 package dev.sluice.dispatcher;
 
+import dev.sluice.api.pgtext.CopyText;
+import dev.sluice.api.v1.ColumnCodec;
 import dev.sluice.api.v1.ColumnInfo;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.api.v1.Value;
@@ -16,6 +18,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
+import java.util.Objects;
 import java.util.UUID;
 
 /**
@@ -34,42 +37,103 @@ import java.util.UUID;
  * String note = row.after().isUnavailable("note") ? current.note() : row.after().getString("note");
  * Map<String, Value> all = row.after().asMap();
  * }</pre>
+ *
+ * <p>A snapshot's READ row may be backed by a {@link CopyLine} (the broker offered the copy-text feature):
+ * {@link #copyLine()} gives the line to a sink that loads it as it is, and the first read of a value decodes the
+ * whole line, once, into the same values the row would hold had it come as values ({@link #size()} does not
+ * decode). Either way the image reads, compares ({@link #equals}) and prints alike.
+ *
+ * <p>Concurrency: immutable to its readers; a line-backed image may be read from several threads (each may decode
+ * the line the first time, to equal values).
  */
 public final class RowImage {
 
-  private static final RowImage ABSENT = new RowImage(TableInfo.getDefaultInstance(), List.of());
+  private static final RowImage ABSENT = new RowImage(TableInfo.getDefaultInstance(), List.of(), null, null, 0);
 
   private final TableInfo table;
-  private final List<Value> values;
+  /** The values of an image that came as values; null when line-backed. */
+  private final List<Value> given;
+  private final CopyLine line;
+  /** How each column of {@link #line} reads (one per column); null when the image came as values. */
+  private final List<ColumnCodec> columns;
+  /** Row seq of the line, for the message of a value that does not decode. */
+  private final long rowSeq;
+  /** The line's values, decoded on first use; an immutable list, so a racing reader sees it whole or not at all. */
+  private List<Value> decoded;
 
-  private RowImage(TableInfo table, List<Value> values) {
+  private RowImage(TableInfo table, List<Value> given, CopyLine line, List<ColumnCodec> columns, long rowSeq) {
     this.table = table;
-    this.values = values;
+    this.given = given;
+    this.line = line;
+    this.columns = columns;
+    this.rowSeq = rowSeq;
   }
 
   /** The image of {@code values} over {@code table}; empty values make an absent image. */
   public static RowImage of(TableInfo table, List<Value> values) {
-    return values.isEmpty() ? ABSENT : new RowImage(table, values);
+    return values.isEmpty() ? ABSENT : new RowImage(table, values, null, null, 0);
+  }
+
+  /**
+   * The image of a COPY text line over {@code table}, its values decoded on first use.
+   *
+   * <pre>{@code
+   * byte[] lines = "1\tAda\n2\t\\N\n".getBytes(UTF_8);
+   * RowImage second = RowImage.ofCopyLine(table, codecs, new CopyLine(lines, 6, 10), 1);
+   * second.isNull("name");   // true
+   * }</pre>
+   *
+   * @param columns how each column's text reads into a value, one per column of {@code table} in its order (give
+   *                every line of a batch the same {@code List.copyOf} list: it is then kept, not copied per line)
+   * @param rowSeq  the row's seq in its transaction, named when a value does not decode
+   */
+  public static RowImage ofCopyLine(TableInfo table, List<ColumnCodec> columns, CopyLine line, long rowSeq) {
+    if (columns.size() != table.getColumnsCount()) {
+      throw new IllegalArgumentException("a COPY line of " + table.getSchemaName() + "." + table.getTableName()
+          + " reads with one codec per column: " + columns.size() + " codecs for " + table.getColumnsCount()
+          + " columns");
+    }
+    return new RowImage(table, null, Objects.requireNonNull(line, "line"), List.copyOf(columns), rowSeq);
+  }
+
+  /**
+   * The COPY text line backing this image, or null when it came as values. A sink that loads PostgreSQL by COPY
+   * writes the line as it is (it is the upstream's own output); nothing else needs it.
+   *
+   * <pre>{@code
+   * CopyLine line = row.after().copyLine();
+   * if (line != null && row.after().size() == table.getColumnsCount()) {
+   *   copyIn.writeToCopy(line.buffer(), line.offset(), line.lengthWithNewline());
+   * }
+   * }</pre>
+   */
+  public CopyLine copyLine() {
+    return line;
   }
 
   /** Whether the change has this image (an INSERT has no before image, a DELETE no after image). */
   public boolean isPresent() {
-    return !values.isEmpty();
+    return line != null || !given.isEmpty();
   }
 
-  /** Number of values (the column count of the table info in force when present). */
+  /** Number of values (the column count of the table info in force when present); a COPY line is not decoded. */
   public int size() {
-    return values.size();
+    return line != null ? columns.size() : given.size();
   }
 
-  /** The value at column position {@code i}. */
+  /**
+   * The value at column position {@code i}.
+   *
+   * @throws IllegalArgumentException when the image is a COPY line whose values do not decode (the message names
+   *     the table, the column and the row seq)
+   */
   public Value value(int i) {
-    return values.get(i);
+    return values().get(i);
   }
 
   /** The value of column {@code name}; throws naming the column and table when there is none. */
   public Value value(String name) {
-    return values.get(indexOf(name));
+    return values().get(indexOf(name));
   }
 
   /** Whether column {@code name} is SQL NULL. */
@@ -227,11 +291,12 @@ public final class RowImage {
 
   private ColumnReader reader(String name) {
     int i = indexOf(name);
-    return new ColumnReader(table, table.getColumns(i), values.get(i));
+    return new ColumnReader(table, table.getColumns(i), values().get(i));
   }
 
   /** Column name to value, in column order. */
   public Map<String, Value> asMap() {
+    List<Value> values = values();
     Map<String, Value> map = new LinkedHashMap<>();
     for (int i = 0; i < values.size() && i < table.getColumnsCount(); i++) {
       map.put(table.getColumns(i).getName(), values.get(i));
@@ -239,18 +304,53 @@ public final class RowImage {
     return Collections.unmodifiableMap(map);
   }
 
-  /** The raw positional values. */
+  /**
+   * The raw positional values (a COPY line's decoded on first use).
+   *
+   * @throws IllegalArgumentException when the image is a COPY line whose values do not decode (the message names
+   *     the table, the column and the row seq)
+   */
   public List<Value> values() {
-    return values;
+    if (given != null) {
+      return given;
+    }
+    List<Value> v = decoded;
+    if (v == null) {
+      v = List.copyOf(decode());
+      decoded = v;
+    }
+    return v;
+  }
+
+  /** The line's values, or an IllegalArgumentException naming the table, the first column that fails and the row. */
+  private List<Value> decode() {
+    byte[] buf = line.buffer();
+    try {
+      return CopyText.values(buf, line.offset(), line.end(), columns);
+    } catch (RuntimeException whole) {
+      for (int i = 0; i < columns.size(); i++) {   // rare: find the column to name
+        try {
+          CopyText.value(buf, line.offset(), line.end(), i, columns.get(i));
+        } catch (RuntimeException e) {
+          throw undecodable("column " + table.getColumns(i).getName() + " (" + columns.get(i).getCodec() + ")", e);
+        }
+      }
+      throw undecodable("the line", whole);   // every column decodes: it has more fields than columns
+    }
+  }
+
+  private IllegalArgumentException undecodable(String what, RuntimeException cause) {
+    return new IllegalArgumentException("row seq " + rowSeq + " of " + table.getSchemaName() + "."
+        + table.getTableName() + ": " + what + " of its COPY line does not decode: " + cause.getMessage(), cause);
   }
 
   private int indexOf(String name) {
-    List<ColumnInfo> columns = table.getColumnsList();
-    for (int i = 0; i < columns.size(); i++) {
-      if (columns.get(i).getName().equals(name)) {
-        if (i >= values.size()) {
+    List<ColumnInfo> infos = table.getColumnsList();
+    for (int i = 0; i < infos.size(); i++) {
+      if (infos.get(i).getName().equals(name)) {
+        if (i >= size()) {
           throw new NoSuchElementException("column " + name + " of " + table.getSchemaName() + "."
-              + table.getTableName() + " is not in this image (" + values.size() + " values)");
+              + table.getTableName() + " is not in this image (" + size() + " values)");
         }
         return i;
       }
@@ -259,11 +359,35 @@ public final class RowImage {
         + table.getTableName());
   }
 
-  /** {@code {id=42, amount=12.30, note=<unavailable>}}: each value in a short form, for logs and examples. */
+  /**
+   * Equal when over an equal table info with equal values, whether each came as values or as a COPY line (which
+   * this decodes).
+   */
+  @Override
+  public boolean equals(Object o) {
+    return o == this || o instanceof RowImage other && table.equals(other.table) && values().equals(other.values());
+  }
+
+  /** Consistent with {@link #equals}: the same for a line-backed image and the typed one with equal values. */
+  @Override
+  public int hashCode() {
+    return 31 * table.hashCode() + values().hashCode();
+  }
+
+  /**
+   * {@code {id=42, amount=12.30, note=<unavailable>}}: each value in a short form, for logs and examples. A COPY
+   * line whose values do not decode prints as its text, with why.
+   */
   @Override
   public String toString() {
     if (!isPresent()) {
       return "(absent)";
+    }
+    List<Value> values;
+    try {
+      values = values();
+    } catch (IllegalArgumentException e) {
+      return "(COPY line \"" + line + "\": " + e.getMessage() + ")";
     }
     StringBuilder b = new StringBuilder("{");
     for (int i = 0; i < values.size(); i++) {

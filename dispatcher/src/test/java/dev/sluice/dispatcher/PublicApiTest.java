@@ -74,6 +74,25 @@ class PublicApiTest {
     }
   }
 
+  /**
+   * The copy-text feature's public surface, added on purpose and kept this small: a sink reaches a READ row's COPY
+   * line through {@link RowImage#copyLine()}, a test or another source builds such an image with
+   * {@link RowImage#ofCopyLine}, and {@link CopyLine} is a plain record. The wire's CopyRows stays internal.
+   */
+  @Test
+  void copyTextReachesThePublicApiOnlyThroughCopyLine() {
+    assertThat(Stream.of(RowImage.class.getMethods())
+        .filter(m -> m.getReturnType() == CopyLine.class || Stream.of(m.getParameterTypes())
+            .anyMatch(p -> p == CopyLine.class || p.getName().startsWith("dev.sluice.api.v1.ColumnCodec")))
+        .map(java.lang.reflect.Method::getName)).containsExactlyInAnyOrder("copyLine", "ofCopyLine");
+    assertThat(Stream.of(CopyLine.class.getDeclaredMethods())
+        .filter(m -> java.lang.reflect.Modifier.isPublic(m.getModifiers())).map(java.lang.reflect.Method::getName))
+        .containsExactlyInAnyOrder("buffer", "offset", "end", "lengthWithNewline", "toString", "equals", "hashCode");
+    assertThat(Stream.of(Transaction.class, RowChangeView.class).flatMap(c -> Stream.of(c.getMethods()))
+        .flatMap(m -> Stream.concat(Stream.of(m.getReturnType()), Stream.of(m.getParameterTypes())))
+        .map(Class::getName)).doesNotContain("dev.sluice.api.v1.CopyRows");
+  }
+
   @Test
   void theStateMachineIsNotPublicApi() throws IOException {
     assertThat(sources()).map(p -> p.getFileName().toString()).doesNotContain("DispatcherState.java",

@@ -1,6 +1,9 @@
 package dev.sluice.api.pgtext;
 
 import dev.sluice.api.v1.ColumnCodec;
+import dev.sluice.api.v1.CopyRows;
+import dev.sluice.api.v1.RowChange;
+import dev.sluice.api.v1.RowOp;
 import dev.sluice.api.v1.Value;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -24,10 +27,11 @@ public final class CopyText {
   private CopyText() {}
 
   /**
-   * Every field of the line read with its column's codec, in column order.
+   * Every field of the line read with its column's codec, in column order. A field its codec refuses is kept as
+   * its text ({@code string_value}), as capture keeps a value it cannot parse: the upstream wrote it, so it is data,
+   * not an error of the line.
    *
-   * @throws IllegalArgumentException when the line has another number of fields than {@code columns}, or a
-   *     field is not a valid value of its codec
+   * @throws IllegalArgumentException when the line has another number of fields than {@code columns}
    */
   public static List<Value> values(byte[] buf, int off, int end, List<ColumnCodec> columns) {
     List<Value> out = new ArrayList<>(columns.size());
@@ -46,7 +50,7 @@ public final class CopyText {
     return out;
   }
 
-  /** Field {@code index} (from 0) of the line read with {@code column}'s codec. */
+  /** Field {@code index} (from 0) of the line read with {@code column}'s codec (kept as text when it refuses it). */
   public static Value value(byte[] buf, int off, int end, int index, ColumnCodec column) {
     int start = fieldStart(buf, off, end, index);
     return value(buf, start, fieldEnd(buf, start, end), column);
@@ -60,6 +64,31 @@ public final class CopyText {
       return null;
     }
     return unescaped(buf, start, stop);
+  }
+
+  /**
+   * The READ rows of {@code rows} as the RowChanges a stream without copy-text would carry (op READ, the after
+   * image, row seq and key hash), for a reader that wants Values: a gRPC client of its own, a test.
+   *
+   * @throws IllegalArgumentException when row_count, key_hashes and the lines disagree, or a line has another
+   *     number of fields than {@code columns}
+   */
+  public static List<RowChange> rowChanges(CopyRows rows) {
+    byte[] buf = rows.getLines().toByteArray();
+    int count = rows.getRowCount();
+    if (rows.getKeyHashesCount() != count || lineCount(buf, 0, buf.length) != count) {
+      throw new IllegalArgumentException("CopyRows holds " + lineCount(buf, 0, buf.length) + " lines and "
+          + rows.getKeyHashesCount() + " key hashes for row_count " + count);
+    }
+    List<RowChange> out = new ArrayList<>(count);
+    int off = 0;
+    for (int i = 0; i < count; i++) {
+      int end = lineEnd(buf, off, buf.length);
+      out.add(RowChange.newBuilder().setOp(RowOp.ROW_OP_READ).addAllAfter(values(buf, off, end, rows.getColumnsList()))
+          .setRowSeq(rows.getFirstRowSeq() + i).setKeyHash(rows.getKeyHashes(i)).build());
+      off = end + 1;
+    }
+    return out;
   }
 
   /** The number of lines in {@code buf[off, end)}: its newlines (every line ends with one). */
@@ -115,12 +144,16 @@ public final class CopyText {
     if (isNull(buf, start, stop)) {
       return PgText.NULL;
     }
-    for (int i = start; i < stop; i++) {
-      if (buf[i] == '\\') {
-        return PgText.parse(column, unescaped(buf, start, stop));
-      }
+    boolean escaped = false;
+    for (int i = start; i < stop && !escaped; i++) {
+      escaped = buf[i] == '\\';
     }
-    return PgText.parse(column, buf, start, stop - start);   // nothing escaped: the bytes are the text
+    try {
+      return escaped ? PgText.parse(column, unescaped(buf, start, stop))
+          : PgText.parse(column, buf, start, stop - start);   // nothing escaped: the bytes are the text
+    } catch (IllegalArgumentException refused) {
+      return Value.newBuilder().setStringValue(unescaped(buf, start, stop)).build();
+    }
   }
 
   private static boolean isNull(byte[] buf, int start, int stop) {

@@ -81,8 +81,31 @@ class CopyTextTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("1 fields");
     assertThatThrownBy(() -> CopyText.values(longLine, 0, longLine.length, List.of(INT, TEXT)))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("more fields");
-    assertThatThrownBy(() -> CopyText.values(utf8("x1"), 0, 2, List.of(INT)))
-        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("int");
+  }
+
+  @Test
+  void aValueItsCodecRefusesIsKeptAsTextAsCaptureKeepsIt() {
+    byte[] line = utf8("x1	2024-13-45");
+    ColumnCodec date = ColumnCodec.newBuilder().setCodec(TextCodec.TEXT_CODEC_DATE).build();
+    assertThat(CopyText.values(line, 0, line.length, List.of(INT, date))).extracting(Value::getStringValue)
+        .containsExactly("x1", "2024-13-45");
+  }
+
+  @Test
+  void copyRowsReadAsTheRowChangesAStreamWithoutTheFeatureCarries() {
+    dev.sluice.api.v1.CopyRows rows = dev.sluice.api.v1.CopyRows.newBuilder()
+        .setLines(com.google.protobuf.ByteString.copyFromUtf8("7\tx\n8\t\\N\n")).setRowCount(2).setFirstRowSeq(3)
+        .addKeyHashes(11).addKeyHashes(-5).addColumns(INT).addColumns(TEXT).build();
+    List<dev.sluice.api.v1.RowChange> changes = CopyText.rowChanges(rows);
+    assertThat(changes).hasSize(2);
+    assertThat(changes.get(0)).isEqualTo(dev.sluice.api.v1.RowChange.newBuilder()
+        .setOp(dev.sluice.api.v1.RowOp.ROW_OP_READ).setRowSeq(3).setKeyHash(11)
+        .addAfter(Value.newBuilder().setInt64Value(7)).addAfter(Value.newBuilder().setStringValue("x")).build());
+    assertThat(changes.get(1).getRowSeq()).isEqualTo(4);
+    assertThat(changes.get(1).getKeyHash()).isEqualTo(-5);
+    assertThat(changes.get(1).getAfter(1).hasNullValue()).isTrue();
+    assertThatThrownBy(() -> CopyText.rowChanges(rows.toBuilder().setRowCount(3).build()))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("row_count 3");
   }
 
   @Property

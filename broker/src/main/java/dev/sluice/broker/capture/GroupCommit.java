@@ -12,10 +12,19 @@ import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
- * Collects captured transactions into event-store batches and writes them durably many at a time
- * (group commit), so one fsync covers many transactions; only after a synced write returned is the
- * end LSN of its last transaction handed to {@link Confirmer} (the flush position PostgreSQL may then
- * recycle WAL up to).
+ * Collects captured transactions into event-store batches and writes them many at a time (group commit); only
+ * after a sync that followed a write is the end LSN of its last transaction handed to {@link Confirmer} (the
+ * flush position PostgreSQL may then recycle WAL up to).
+ *
+ * <p><b>Served before synced.</b> A batch is written without sync, which makes it visible to the data plane at
+ * once, and a syncer thread of its own then fsyncs the store's WAL behind as many writes as were done by then
+ * (one fsync for all of them), and confirms their last LSN. So live dispatchers never wait for an fsync, which
+ * on a disk a busy database shares takes 100-200 ms now and then (docs/BENCHMARKS.md "Live p99 during a
+ * snapshot"). Nothing is lost that way: a broker process that dies keeps what it wrote (the OS has it); a
+ * machine that dies loses at most the writes after the last sync, and PostgreSQL sends those transactions again
+ * from the confirmed LSN, with the same commit ts and row seqs (both come from the WAL), so the store gets the
+ * same events back, and a dispatcher that had them already skips them by its checkpoint (and is answered
+ * {@code START_TS_AHEAD}, transient, until capture is back past it).
  *
  * <p><b>Pipeline.</b> Writes run on a writer thread of their own, one at a time and in order, while
  * the capture thread decodes into the next batch: a slow fsync makes the next batch bigger instead of
@@ -63,6 +72,15 @@ final class GroupCommit implements AutoCloseable {
   private long batchLastCommitTimeMicros;
   private Future<?> inFlight;
   private long inFlightBytes;
+  /** Fsyncs the store behind the writer and confirms what it covered; one sync at a time. */
+  private final ExecutorService syncer;
+  /** The last batch with transactions the writer wrote (visible, maybe not durable); set by the writer thread. */
+  private volatile Written lastWritten;
+  /** The first failure of a sync, rethrown to the capture thread at its next look at the writer. */
+  private volatile RuntimeException syncFailure;
+
+  /** Where a written batch's last transaction stands: what a sync behind it makes durable. */
+  private record Written(long commitTs, long endLsn, long commitTimeMicros) {}
 
   private volatile long durableCommitTs;
   private volatile long durableEndLsn;
@@ -78,6 +96,11 @@ final class GroupCommit implements AutoCloseable {
     this.nanoTime = nanoTime;
     this.writer = Executors.newSingleThreadExecutor(r -> {
       Thread t = new Thread(r, "sluice-capture-writer-" + config.slotName());
+      t.setDaemon(true);
+      return t;
+    });
+    this.syncer = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "sluice-capture-sync-" + config.slotName());
       t.setDaemon(true);
       return t;
     });
@@ -144,6 +167,8 @@ final class GroupCommit implements AutoCloseable {
       submit();
     }
     awaitInFlight();
+    await(syncer.submit(this::syncBehindWrites));
+    rethrowSyncFailure();
   }
 
   /** Forgets everything not yet handed over (the session broke; PostgreSQL resends from the confirmed LSN). */
@@ -174,6 +199,7 @@ final class GroupCommit implements AutoCloseable {
   }
 
   private boolean writerIdle() {
+    rethrowSyncFailure();
     if (inFlight == null) {
       return true;
     }
@@ -196,13 +222,11 @@ final class GroupCommit implements AutoCloseable {
     }
     inFlightBytes = b.byteSize();
     inFlight = writer.submit(() -> {
-      store.write(b, txns > 0);
+      store.write(b, false);   // served from now on; durable once the syncer's next fsync is done
       if (txns > 0) {
         metrics.groupCommitTxns.record(txns);
-        durableCommitTs = lastCommitTs;
-        durableEndLsn = lastEndLsn;
-        durableCommitTimeMicros = lastCommitTime;
-        confirmer.confirmed(lastEndLsn);
+        lastWritten = new Written(lastCommitTs, lastEndLsn, lastCommitTime);
+        syncer.execute(this::syncBehindWrites);
       }
     });
     batch = store.newBatch();
@@ -211,13 +235,46 @@ final class GroupCommit implements AutoCloseable {
     metrics.buffered(inFlightBytes);
   }
 
+  /**
+   * On the syncer thread: one fsync behind every write done so far, then their last transaction is durable and
+   * confirmed. Syncs queued behind one that covered their writes already do nothing (they coalesce).
+   */
+  private void syncBehindWrites() {
+    Written w = lastWritten;
+    if (w == null || w.commitTs() <= durableCommitTs || syncFailure != null) {
+      return;
+    }
+    try {
+      store.sync();
+    } catch (RuntimeException e) {
+      syncFailure = e;
+      return;
+    }
+    durableCommitTs = w.commitTs();
+    durableEndLsn = w.endLsn();
+    durableCommitTimeMicros = w.commitTimeMicros();
+    confirmer.confirmed(w.endLsn());
+  }
+
+  private void rethrowSyncFailure() {
+    RuntimeException e = syncFailure;
+    if (e != null) {
+      throw e;
+    }
+  }
+
   private void awaitInFlight() {
+    rethrowSyncFailure();
     if (inFlight == null) {
       return;
     }
     Future<?> f = inFlight;
     inFlight = null;
     inFlightBytes = 0;
+    await(f);
+  }
+
+  private static void await(Future<?> f) {
     try {
       f.get();
     } catch (InterruptedException e) {
@@ -233,13 +290,15 @@ final class GroupCommit implements AutoCloseable {
 
   @Override
   public void close() {
-    writer.shutdown();
-    try {
-      if (!writer.awaitTermination(30, TimeUnit.SECONDS)) {
-        writer.shutdownNow();
+    for (ExecutorService e : new ExecutorService[] {writer, syncer}) {   // the writer first: it queues syncs
+      e.shutdown();
+      try {
+        if (!e.awaitTermination(30, TimeUnit.SECONDS)) {
+          e.shutdownNow();
+        }
+      } catch (InterruptedException x) {
+        Thread.currentThread().interrupt();
       }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
     }
   }
 }

@@ -2,6 +2,8 @@ package dev.sluice.broker.capture;
 
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
+import dev.sluice.api.pgtext.CopyText;
+import dev.sluice.api.v1.ColumnCodec;
 import dev.sluice.api.v1.Value;
 import dev.sluice.broker.snapshot.ChunkPlanner;
 import dev.sluice.broker.snapshot.ChunkQuery;
@@ -27,6 +29,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyOut;
 
 /**
  * A snapshot reader's PostgreSQL connection: writes watermarks ({@code pg_logical_emit_message}, one
@@ -51,6 +55,8 @@ public final class PgChunkSource implements ChunkSource {
   private static final int MAX_FETCH_ROWS = 65_536;
   /** A table never analyzed and at most this many blocks (8 MiB) is counted for its estimate. */
   private static final long EXACT_COUNT_BLOCKS = 1024;
+  /** Tables whose rows averaged more than this in their last chunk are read by the cursor, not by COPY. */
+  static final long MAX_COPY_ROW_BYTES = 4096;
 
   private final UpstreamConnector connector;
   private Connection connection;
@@ -59,7 +65,7 @@ public final class PgChunkSource implements ChunkSource {
   /** Average encoded bytes of a row of each table in its last chunk: sizes the next chunk's fetches. */
   private final Map<Long, Long> rowBytes = new HashMap<>();
 
-  private record ColumnTypes(List<ColumnInfo> columns, PgType[] types) {}
+  private record ColumnTypes(List<ColumnInfo> columns, PgType[] types, List<ColumnCodec> codecs) {}
 
   private PgChunkSource(UpstreamConnector connector) {
     this.connector = connector;
@@ -152,6 +158,9 @@ public final class PgChunkSource implements ChunkSource {
           + " cannot continue from its position: " + e.getMessage() + "; start it again from the beginning", e);
     }
     int[] keys = keyIndexes(table);
+    if (!keyless && r.copyText() && byCopy(table, r)) {
+      return readByCopy(r, table, keys);
+    }
     try {
       Connection c = connection();
       PgType[] columns = typesOf(table);
@@ -198,6 +207,75 @@ public final class PgChunkSource implements ChunkSource {
       }
       List<Value> lastKey = rows.isEmpty() ? r.from().afterKey() : keyOf(rows.get(rows.size() - 1), keys);
       boolean exhausted = !cut && rows.size() < r.maxRows();
+      return new SourceChunk(rows, new SnapshotPosition(lastKey, 0), exhausted, bytes);
+    } catch (SQLException e) {
+      throw failed(e, "reading a snapshot chunk of " + table.qualifiedName(), table);
+    } finally {
+      endTransaction();
+    }
+  }
+
+  /**
+   * Whether a chunk of a keyed table goes by COPY: when its rows were small in the table's last chunk (up to
+   * {@link #MAX_COPY_ROW_BYTES}), so that a chunk sized by that average stays near its byte limit; a table's first
+   * chunk, and tables of wide (TOASTed) rows, go by the cursor, which stops at the byte limit row by row.
+   */
+  private boolean byCopy(TableInfo table, ChunkRead r) {
+    Long avg = rowBytes.get(table.tableId());
+    return avg != null && avg <= MAX_COPY_ROW_BYTES && avg <= r.maxBytes();
+  }
+
+  /**
+   * A chunk of a keyed table as COPY text lines: {@code COPY (SELECT ... LIMIT n) TO STDOUT} in the read's own
+   * transaction, n the rows that fill the byte limit at the table's average row size (at most maxRows). Only the
+   * key columns of each line are parsed, for its identity and key hash; the rest of the line goes out as it came.
+   * Lines past the byte limit are read and dropped (the chunk is a prefix in key order either way), so the
+   * memory a chunk holds stays near its limit if the average was off.
+   */
+  private SourceChunk readByCopy(ChunkRead r, TableInfo table, int[] keys) {
+    long avg = rowBytes.get(table.tableId());
+    int limit = (int) Math.max(1, Math.min(r.maxRows(), r.maxBytes() / Math.max(1, avg) + 1));
+    try {
+      Connection c = connection();
+      typesOf(table);
+      List<ColumnCodec> codecs = columnTypes.get(table.tableId()).codecs();
+      ColumnCodec[] keyCodecs = new ColumnCodec[keys.length];
+      for (int k = 0; k < keys.length; k++) {
+        keyCodecs[k] = codecs.get(keys[k]);
+      }
+      c.setAutoCommit(false);
+      c.setReadOnly(true);
+      List<SnapshotRow> rows = new ArrayList<>(limit);
+      List<Value> lastKey = r.from().afterKey();
+      long bytes = 0;
+      long returned = 0;
+      boolean cut = false;
+      CopyOut out = c.unwrap(PGConnection.class).getCopyAPI()
+          .copyOut(ChunkPlanner.keyedCopy(table, r.from().afterKey(), limit));
+      byte[] line;
+      while ((line = out.readFromCopy()) != null) {
+        returned++;
+        if (cut) {
+          continue;   // past the byte limit: read to the end of the COPY, kept nowhere
+        }
+        List<Value> key = new ArrayList<>(keys.length);
+        for (int k = 0; k < keys.length; k++) {
+          key.add(CopyText.value(line, 0, line.length - 1, keys[k], keyCodecs[k]));   // as capture, text if refused
+        }
+        RowIdentity id = RowIdentity.of(key);
+        SnapshotRow row = SnapshotRow.line(id, id.keyHash(), line, codecs);
+        lastKey = key;
+        rows.add(row);
+        bytes += row.bytes();
+        if (bytes >= r.maxBytes()) {
+          cut = true;
+        }
+      }
+      c.commit();
+      if (!rows.isEmpty()) {
+        rowBytes.put(table.tableId(), Math.max(1, bytes / rows.size()));
+      }
+      boolean exhausted = returned < limit && rows.size() == returned;
       return new SourceChunk(rows, new SnapshotPosition(lastKey, 0), exhausted, bytes);
     } catch (SQLException e) {
       throw failed(e, "reading a snapshot chunk of " + table.qualifiedName(), table);
@@ -297,7 +375,11 @@ public final class PgChunkSource implements ChunkSource {
       }
       out[i] = types.resolve(oid);
     }
-    columnTypes.put(table.tableId(), new ColumnTypes(table.columns(), out));
+    List<ColumnCodec> codecs = new ArrayList<>(out.length);
+    for (PgType t : out) {
+      codecs.add(t.columnCodec());
+    }
+    columnTypes.put(table.tableId(), new ColumnTypes(table.columns(), out, List.copyOf(codecs)));
     return out;
   }
 

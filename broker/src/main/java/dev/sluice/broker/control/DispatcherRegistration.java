@@ -20,7 +20,8 @@ import java.util.Set;
  *                       transaction's rows split around it; otherwise before all of them
  */
 public record DispatcherRegistration(DispatcherId id, String changefeedId, TableSpan span, long startTs,
-    Set<RowOp> ignoredOps, int syncPointIntervalS, long syncPointFirstTs, boolean fragments, boolean ddlInTxn) {
+    Set<RowOp> ignoredOps, int syncPointIntervalS, long syncPointFirstTs, boolean fragments, boolean ddlInTxn,
+    boolean copyText) {
 
   public DispatcherRegistration {
     ignoredOps = Set.copyOf(ignoredOps);

@@ -72,7 +72,8 @@ final class RequestValidator {
       throw reject(ErrorCode.INVALID_REQUEST, "resume_cursor is only valid on RESET");
     }
     return new DispatcherRegistration(id, changefeed, span, r.getStartTs(), ignored, interval, firstTs,
-        features.contains(ProtocolInfo.FEATURE_FRAGMENTED_TXN), features.contains(ProtocolInfo.FEATURE_DDL_IN_TXN));
+        features.contains(ProtocolInfo.FEATURE_FRAGMENTED_TXN), features.contains(ProtocolInfo.FEATURE_DDL_IN_TXN),
+        features.contains(ProtocolInfo.FEATURE_COPY_TEXT));
   }
 
   /** Checks the span a request carries (REGISTER must carry one; RESET/REMOVE may omit it). */

@@ -104,15 +104,19 @@ final class ChunkEncoder {
           .setTableInfoVersion(c.table().version()).setTableInfoVersionRowSeq(c.table().versionRowSeq());
       int first = i;
       long partBytes = 0;
-      while (i < merged.size() && partBytes < t.fragmentBytes()) {
-        partBytes += ReadRows.size(merged.get(i), i) + 4;
+      // a part holds rows of one form: COPY text lines (copy-text streams) or RowChanges (a row the merge cut down)
+      boolean lines = i < merged.size() && merged.get(i).isLine();
+      while (i < merged.size() && partBytes < t.fragmentBytes() && merged.get(i).isLine() == lines) {
+        partBytes += lines ? CopyLines.size(merged.get(i)) : ReadRows.size(merged.get(i), i) + 4;
         i++;
       }
       boolean last = i >= merged.size();
       if (last) {
         part.setLastFragment(true).setSnapshot(c.progress());
       }
-      out.add(PendingEvent.encoded(PendingEvent.DML, ReadRows.dmlBatch(part.build(), merged, first, i), c.highTs()));
+      byte[] bytes = lines ? CopyLines.dmlBatch(part.build(), merged, first, i)
+          : ReadRows.dmlBatch(part.build(), merged, first, i);
+      out.add(PendingEvent.encoded(PendingEvent.DML, bytes, c.highTs()));
       fragment++;
       if (last) {
         if (c.last()) {

@@ -289,7 +289,7 @@ public final class DataPlaneVerticle extends VerticleBase {
             + " the stream's start ts: the log holds every row it ever had", 0, 0);
       } else if (r.snapshot() != null) {
         SnapshotSession session = snapshots.start(new SnapshotSpec(s.id(), r.epoch(), s.registration.changefeedId(),
-            s.registration.span(), r.snapshot().from()));
+            s.registration.span(), r.snapshot().from(), s.registration.copyText()));
         s.snapshot = new SnapshotLane(session);
       }
       considerIsolated(s, currentTarget(), nanoClock.getAsLong());

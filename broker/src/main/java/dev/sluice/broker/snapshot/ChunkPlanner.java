@@ -36,6 +36,11 @@ public final class ChunkPlanner {
 
   /** The rows after {@code afterKey} (empty: from the first) in key order, at most {@code limit}. */
   public static ChunkQuery keyed(TableInfo table, List<Value> afterKey, int limit) {
+    return keyed(table, afterKey, limit, false);
+  }
+
+  /** {@link #keyed}, its position's values as parameters or, with {@code inline}, as literals in the text. */
+  private static ChunkQuery keyed(TableInfo table, List<Value> afterKey, int limit, boolean inline) {
     List<String> keys = table.primaryKey();
     if (keys.isEmpty()) {
       throw new IllegalArgumentException(table.qualifiedName() + " has no key; plan it by blocks");
@@ -52,8 +57,12 @@ public final class ChunkPlanner {
       sql.append(") > (");
       for (int i = 0; i < keys.size(); i++) {
         ColumnInfo c = table.columns().get(table.columnIndex(keys.get(i)));
-        sql.append(i == 0 ? "" : ", ").append("CAST(? AS ").append(c.sourceType()).append(')');
-        params.add(KeyLiterals.text(afterKey.get(i)));
+        String text = KeyLiterals.text(afterKey.get(i));
+        sql.append(i == 0 ? "" : ", ").append("CAST(").append(inline ? literal(text) : "?").append(" AS ")
+            .append(c.sourceType()).append(')');
+        if (!inline) {
+          params.add(text);
+        }
       }
       sql.append(')');
     }
@@ -61,6 +70,24 @@ public final class ChunkPlanner {
     appendColumns(sql, keys);
     sql.append(" LIMIT ").append(limit);
     return new ChunkQuery(sql.toString(), params, 0);
+  }
+
+  /**
+   * The same rows as {@link #keyed}, as a {@code COPY (SELECT ...) TO STDOUT} in the text format: a COPY takes no
+   * parameters, so the position's values are literals ({@code E'...'}, quotes and backslashes escaped), cast to
+   * each key column's type as {@link #keyed} casts its parameters.
+   * <pre>
+   * COPY (SELECT t0."id", t0."name" FROM "public"."orders" AS t0
+   *  WHERE (t0."id") &gt; (CAST(E'8192' AS bigint)) ORDER BY t0."id" LIMIT 8192) TO STDOUT
+   * </pre>
+   */
+  public static String keyedCopy(TableInfo table, List<Value> afterKey, int limit) {
+    return "COPY (" + keyed(table, afterKey, limit, true).sql() + ") TO STDOUT";
+  }
+
+  /** {@code text} as an escape string constant, whatever standard_conforming_strings is. */
+  static String literal(String text) {
+    return "E'" + text.replace("\\", "\\\\").replace("'", "''") + "'";
   }
 
   /** The rows of heap blocks {@code [fromBlock, toBlock)} in heap order. */

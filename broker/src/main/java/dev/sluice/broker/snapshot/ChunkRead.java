@@ -15,9 +15,17 @@ import dev.sluice.schema.TableInfo;
  * @param blocksPerChunk block limit (keyless tables)
  * @param endBlock       keyless tables: the table's size in blocks when the snapshot began; blocks from
  *                       here on hold only rows written since, which the stream carries
+ * @param copyText       a table with a key may be read as COPY text lines ({@link SnapshotRow#line}), which go out
+ *                       as they came (the stream negotiated copy-text)
  */
 public record ChunkRead(TableInfo table, SnapshotPosition from, int maxRows, long maxBytes, long blocksPerChunk,
-    long endBlock) {
+    long endBlock, boolean copyText) {
+
+  /** A read whose rows are parsed into Values. */
+  public ChunkRead(TableInfo table, SnapshotPosition from, int maxRows, long maxBytes, long blocksPerChunk,
+      long endBlock) {
+    this(table, from, maxRows, maxBytes, blocksPerChunk, endBlock, false);
+  }
 
   public ChunkRead {
     if (maxRows < 1 || maxBytes < 1 || blocksPerChunk < 1) {

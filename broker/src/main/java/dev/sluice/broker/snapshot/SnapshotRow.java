@@ -3,6 +3,8 @@ package dev.sluice.broker.snapshot;
 import com.google.protobuf.CodedInputStream;
 import com.google.protobuf.CodedOutputStream;
 import com.google.protobuf.WireFormat;
+import dev.sluice.api.pgtext.CopyText;
+import dev.sluice.api.v1.ColumnCodec;
 import dev.sluice.api.v1.RowChange;
 import dev.sluice.api.v1.Value;
 import java.io.IOException;
@@ -19,6 +21,10 @@ import java.util.List;
  * the {@code after} fields of a {@code RowChange}: the reader thread pays for the encoding, the data plane
  * copies the bytes into the READ row, and a chunk in memory costs its encoded size rather than a protobuf
  * object per value. {@link #values()} decodes them when asked (the merge does, for a row an update touched).
+ *
+ * <p>A row read by COPY ({@link #line}) holds the upstream's COPY text line as it came, and goes out in a
+ * {@code CopyRows} as it is (feature copy-text); {@link #values()} parses the line with its columns' codecs,
+ * the same Values a client makes of it.
  *
  * <pre>{@code
  * SnapshotRow row = SnapshotRow.encoded(RowIdentity.of(key), RowIdentity.of(key).keyHash(), values);
@@ -41,6 +47,9 @@ public final class SnapshotRow {
   private final int keyHash;
   private List<Value> values;
   private byte[] afterFields;
+  /** The COPY text line with its newline, for a row read by COPY; null otherwise. */
+  private final byte[] line;
+  private final List<ColumnCodec> codecs;
   private final int bytes;
 
   /**
@@ -54,6 +63,8 @@ public final class SnapshotRow {
     this.keyHash = keyHash;
     this.values = List.copyOf(values);
     this.bytes = bytes;
+    this.line = null;
+    this.codecs = null;
   }
 
   private SnapshotRow(RowIdentity identity, int keyHash, byte[] afterFields) {
@@ -61,6 +72,48 @@ public final class SnapshotRow {
     this.keyHash = keyHash;
     this.afterFields = afterFields;
     this.bytes = afterFields.length + ROW_OVERHEAD_BYTES;
+    this.line = null;
+    this.codecs = null;
+  }
+
+  private SnapshotRow(RowIdentity identity, int keyHash, byte[] line, List<ColumnCodec> codecs) {
+    this.identity = identity;
+    this.keyHash = keyHash;
+    this.line = line;
+    this.codecs = codecs;
+    this.bytes = line.length + ROW_OVERHEAD_BYTES;
+  }
+
+  /**
+   * A row read by COPY: {@code line} is its text line as COPY wrote it, ending with its newline (kept, not copied,
+   * so it goes out as it came), {@code codecs} (shared by the chunk's rows, not copied) read its columns.
+   */
+  public static SnapshotRow line(RowIdentity identity, int keyHash, byte[] line, List<ColumnCodec> codecs) {
+    if (line.length == 0 || line[line.length - 1] != '\n') {
+      throw new IllegalArgumentException("a COPY text line ends with its newline");
+    }
+    return new SnapshotRow(identity, keyHash, line, codecs);
+  }
+
+  /** Whether the row is a COPY text line ({@link #line}), which goes out as it came. */
+  public boolean isLine() {
+    return line != null;
+  }
+
+  /** The COPY text line with its newline; do not modify. Only for {@link #isLine()} rows. */
+  public byte[] lineBytes() {
+    if (line == null) {
+      throw new IllegalStateException("not a COPY text row");
+    }
+    return line;
+  }
+
+  /** How the line's columns read, in column order. Only for {@link #isLine()} rows. */
+  public List<ColumnCodec> codecs() {
+    if (codecs == null) {
+      throw new IllegalStateException("not a COPY text row");
+    }
+    return codecs;
   }
 
   /** A row whose values are kept encoded only; its {@link #bytes()} is their encoded size plus the row's overhead. */
@@ -79,7 +132,10 @@ public final class SnapshotRow {
   /** One value per column; decoded from the encoded form at each call for an {@link #encoded} row. */
   public List<Value> values() {
     List<Value> v = values;
-    return v != null ? v : decode(afterFields);
+    if (v != null) {
+      return v;
+    }
+    return line != null ? List.copyOf(CopyText.values(line, 0, line.length - 1, codecs)) : decode(afterFields);
   }
 
   public int bytes() {
@@ -90,7 +146,7 @@ public final class SnapshotRow {
   public byte[] afterFields() {
     byte[] a = afterFields;
     if (a == null) {
-      a = afterFields = encode(values);
+      a = afterFields = encode(values());
     }
     return a;
   }

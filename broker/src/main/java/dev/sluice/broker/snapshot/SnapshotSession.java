@@ -248,7 +248,7 @@ public final class SnapshotSession {
       lastLowTs = lowTs;
       long readStart = System.nanoTime();
       SourceChunk read = source.read(new ChunkRead(table, from, config.chunkRows(), config.chunkBytes(),
-          Math.max(1, config.chunkBytes() / 8192), Math.max(endBlock, 1)));
+          Math.max(1, config.chunkBytes() / 8192), Math.max(endBlock, 1), spec.copyText()));
       service.metrics().chunkRead(read.rows().size(), read.bytes(), System.nanoTime() - readStart);
       service.throttle().charge(read.rows().size(), read.bytes(), service.nanoClock().getAsLong());
       List<SnapshotRow> rows = inSpan(read.rows());

@@ -46,6 +46,16 @@ public interface EventStore extends AutoCloseable {
    */
   void write(StoreBatch batch, boolean sync);
 
+  /**
+   * Makes every batch written before the call durable (one fsync of the write-ahead log); may run while another
+   * thread writes. Capture writes its groups without sync, so they are served at once, and confirms their LSN
+   * upstream only after a sync behind them (docs/CAPTURE.md "Durability").
+   *
+   * @throws dev.sluice.api.error.TransientException with {@code STORE_UNAVAILABLE} on I/O failure
+   * @throws IllegalStateException when the store is closed
+   */
+  void sync();
+
   /** Every transaction with commit ts {@code <=} this is whole in the store. */
   long resolvedTs();
 

@@ -1,9 +1,14 @@
 package dev.sluice.broker.capture;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import dev.sluice.api.TableSpan;
+import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.EventStoreConfig;
+import dev.sluice.broker.store.ScanCursor;
+import dev.sluice.broker.store.StoreBatch;
+import dev.sluice.broker.store.TimeMark;
 import dev.sluice.broker.store.RocksEventStore;
 import dev.sluice.broker.store.RowScan;
 import dev.sluice.broker.store.SourcePosition;
@@ -11,7 +16,11 @@ import dev.sluice.schema.RocksSchemaStore;
 import dev.sluice.schema.SchemaStoreConfig;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.AfterEach;
@@ -66,6 +75,74 @@ class GroupCommitTest {
       assertThat(events.timeMarks(0, 200)).extracting(m -> m.commitTs()).containsExactly(100L, 200L);
       assertThat(registry.get("sluice.capture.group.commit.txns").summary().max()).isEqualTo(2);
     }
+  }
+
+  /**
+   * Regression for the live p99 during a snapshot: a group's events went out only after its fsync, which waits
+   * 100-200 ms behind a downstream database's writeback on a shared disk. Now a written group is served at once
+   * (the store's resolved ts is past it while its fsync still runs) and confirmed upstream only after the fsync.
+   */
+  @Test
+  void aWrittenGroupIsServedBeforeItsSyncAndConfirmedOnlyAfterIt() throws Exception {
+    CountDownLatch syncing = new CountDownLatch(1);
+    CountDownLatch release = new CountDownLatch(1);
+    EventStore gated = new SyncGatedStore(events, syncing, release);
+    try (GroupCommit gc = new GroupCommit(gated, schemas, CaptureHarness.config(), metrics,
+        endLsn -> confirmations.add(endLsn + "/" + events.resolvedTs()), clock::get)) {
+      gc.addRow(10, 100, 0, 7, new byte[] {1});
+      gc.commit(100, 108, 1_000);
+      gc.flushIfPending();
+      assertThat(syncing.await(30, TimeUnit.SECONDS)).as("the fsync behind the write began").isTrue();
+      assertThat(events.resolvedTs()).as("served while its fsync runs").isEqualTo(100);
+      try (RowScan scan = events.scan(TableSpan.wholeTable(10), 0, 100, null)) {
+        assertThat(scan.next()).isTrue();
+      }
+      assertThat(confirmations).as("not confirmed before it is durable").isEmpty();
+      assertThat(gc.durableCommitTs()).isZero();
+      release.countDown();
+      await().atMost(Duration.ofSeconds(30)).until(() -> !confirmations.isEmpty());
+      assertThat(confirmations).containsExactly("108/100");
+      assertThat(gc.durableCommitTs()).isEqualTo(100);
+    }
+  }
+
+  /** The real store, its sync held until released. */
+  private static final class SyncGatedStore implements EventStore {
+    private final RocksEventStore store;
+    private final CountDownLatch syncing;
+    private final CountDownLatch release;
+
+    SyncGatedStore(RocksEventStore store, CountDownLatch syncing, CountDownLatch release) {
+      this.store = store;
+      this.syncing = syncing;
+      this.release = release;
+    }
+
+    @Override public StoreBatch newBatch() { return store.newBatch(); }
+    @Override public void write(StoreBatch batch, boolean sync) { store.write(batch, sync); }
+    @Override public void sync() {
+      syncing.countDown();
+      try {
+        release.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      store.sync();
+    }
+    @Override public long resolvedTs() { return store.resolvedTs(); }
+    @Override public long gcTs() { return store.gcTs(); }
+    @Override public long floorTs() { return store.floorTs(); }
+    @Override public Optional<SourcePosition> position() { return store.position(); }
+    @Override public long lastCommitTs(long tableId) { return store.lastCommitTs(tableId); }
+    @Override public RowScan scan(TableSpan span, long from, long to, ScanCursor cursor) {
+      return store.scan(span, from, to, cursor);
+    }
+    @Override public List<TimeMark> timeMarks(long from, long to) { return store.timeMarks(from, to); }
+    @Override public List<TimeMark> timeMarks(long from, long to, int limit) { return store.timeMarks(from, to, limit); }
+    @Override public Optional<TimeMark> timeMarkAtOrBefore(long ts) { return store.timeMarkAtOrBefore(ts); }
+    @Override public void addResolvedListener(EventStore.ResolvedListener listener) { store.addResolvedListener(listener); }
+    @Override public void gc(long ts) { store.gc(ts); }
+    @Override public void close() { store.close(); }
   }
 
   @Test

@@ -81,7 +81,7 @@ class SynchronousScanCompletionTest {
     List<DispatcherId> ids = List.of(DispatcherId.random(), DispatcherId.random(), DispatcherId.random());
     for (DispatcherId id : ids) {
       plane.submit(new DataPlaneCommand.Add(new DispatcherRegistration(id, "cf", TableSpan.wholeTable(100), start,
-          Set.of(), 0, 0, true, false), link));
+          Set.of(), 0, 0, true, false, false), link));
       plane.submit(new DataPlaneCommand.Reset(id, 1, start, null, t.version(), t.versionRowSeq()));
       plane.submit(new DataPlaneCommand.Credit(id, 1, 1 << 20, 0, link));
     }
@@ -115,7 +115,7 @@ class SynchronousScanCompletionTest {
       }
     };
     plane.submit(new DataPlaneCommand.Add(new DispatcherRegistration(probe, "probe", TableSpan.wholeTable(100), 0,
-        Set.of(), 0, 0, true, false), link));
+        Set.of(), 0, 0, true, false, false), link));
     plane.submit(new DataPlaneCommand.Reset(probe, 1, 0, null, t.version(), t.versionRowSeq()));
     reached.get(20, TimeUnit.SECONDS);
   }

@@ -1,5 +1,6 @@
 package dev.sluice.broker.snapshot;
 
+import dev.sluice.api.pgtext.CopyText;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
@@ -140,6 +141,41 @@ class SnapshotEndToEndTest {
       assertThat(lastParts.get(lastParts.size() - 1).getSnapshot().getRowsRead()).isEqualTo(done.getRowsRead());
       assertThat(lastParts.get(0).getSnapshot().getRowsEstimate()).as("pg_class.reltuples").isPositive();
       assertThat(replica.rows()).isEqualTo(upstream());
+      assertThat(reads).as("a stream with copy-text gets the chunks after a table's first as COPY text lines")
+          .anySatisfy(b -> assertThat(b.hasCopyRows()).isTrue());
+      assertThat(reads).as("the first chunk, read by the cursor to learn the rows' size, as RowChanges")
+          .anySatisfy(b -> assertThat(b.getRowsCount()).isPositive());
+    }
+  }
+
+  @Test
+  void aStreamWithoutCopyTextGetsEveryReadRowAsARowChange() throws Exception {
+    pg.exec("CREATE TABLE public.plain_items (id bigint PRIMARY KEY, v text, n int)",
+        "INSERT INTO public.plain_items SELECT i, 'v' || i, i FROM generate_series(1, 1000) i",
+        "ANALYZE public.plain_items");
+    long table = pg.oid("public.plain_items");
+    long start = pg.currentLsn();
+    await().atMost(Duration.ofSeconds(30)).until(() -> broker.eventStore().resolvedTs() >= start);
+    ReceiverRules rules = new ReceiverRules();
+    ReplicaTable replica = new ReplicaTable(3);
+    List<DmlBatch> reads = new ArrayList<>();
+    try (TestCollector c = TestCollector.connect(broker.eventService().port())) {
+      java.util.Set<String> features = new java.util.HashSet<>(dev.sluice.api.ProtocolInfo.BROKER_FEATURES);
+      features.remove(dev.sluice.api.ProtocolInfo.FEATURE_COPY_TEXT);
+      assertThat(c.hello("plain", features).getFeaturesList()).doesNotContain("copy-text");
+      DispatcherId id = DispatcherId.random();
+      SnapshotRequest fromStart = SnapshotRequest.getDefaultInstance();
+      assertThat(c.ack(TestCollector.register(id, TableSpan.wholeTable(table), start).setSnapshot(fromStart).build())
+          .getStatus()).isEqualTo(AckStatus.ACK_STATUS_ACCEPTED);
+      c.next(BrokerMessage::hasReady);
+      c.request(TestCollector.reset(id, 1, start).setSnapshot(fromStart).build());
+      rules.accept(BrokerMessage.newBuilder().setHandshake(c.next(BrokerMessage::hasHandshake).getHandshake()).build());
+      c.credit(id, 1, 256L << 20, 0);
+      c.takeUntil(m -> collect(m, rules, replica, reads), m -> rules.snapshotDone(id) != null, Duration.ofSeconds(60));
+      assertThat(rules.violations()).isEmpty();
+      assertThat(rules.snapshotDone(id).getChunks()).isGreaterThan(2);
+      assertThat(reads).noneSatisfy(b -> assertThat(b.hasCopyRows()).isTrue());
+      assertThat(replica.rows()).isEqualTo(upstream("plain_items", "n"));
     }
   }
 
@@ -338,11 +374,12 @@ class SnapshotEndToEndTest {
     for (DataEvent e : m.getEventBatch().getEventsList()) {
       if (e.hasDml()) {
         boolean read = false;
-        for (RowChange r : e.getDml().getRowsList()) {
+        DmlBatch d = e.getDml();
+        for (RowChange r : d.hasCopyRows() ? CopyText.rowChanges(d.getCopyRows()) : d.getRowsList()) {
           replica.apply(r);
           read |= r.getOp() == RowOp.ROW_OP_READ;
         }
-        if (read || e.getDml().hasSnapshot()) {
+        if (read || d.hasSnapshot()) {
           reads.add(e.getDml());
         }
       }

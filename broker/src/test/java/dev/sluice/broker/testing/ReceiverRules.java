@@ -1,5 +1,6 @@
 package dev.sluice.broker.testing;
 
+import dev.sluice.api.pgtext.CopyText;
 import dev.sluice.api.DispatcherId;
 import dev.sluice.api.v1.BrokerMessage;
 import dev.sluice.api.v1.DataEvent;
@@ -172,7 +173,7 @@ public final class ReceiverRules {
     }
     s.openTxn = b.getLastFragment() ? -1 : ts;
     s.nextFragment = b.getFragmentIndex() + 1;
-    for (RowChange r : b.getRowsList()) {
+    for (RowChange r : b.hasCopyRows() ? CopyText.rowChanges(b.getCopyRows()) : b.getRowsList()) {
       s.rows.add(r);
       s.rowTs.add(ts);
       s.lastRowSeq = r.getRowSeq();

@@ -180,7 +180,7 @@ final class EpochReceiver {
     return batch.getEpoch() > epoch ? "future_epoch"
         : resetting ? "missing_handshake"
         : ReceiverRules.firstViolation(batch, lastSeq, assembler.openCommitTs(), nextFragmentIndex, lastEventTs,
-            lastDmlTs, resumeCommitTs, ddlInTxn);
+            lastDmlTs, resumeCommitTs, ddlInTxn, tableInfo.getColumnsCount());
   }
 
   /**

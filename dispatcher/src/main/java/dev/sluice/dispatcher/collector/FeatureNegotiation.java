@@ -14,14 +14,16 @@ import java.util.Set;
 /**
  * What the collector asks for in Hello and accepts in Welcome: protocol version 1, the features it
  * cannot work without (credits, resolved batches) and those it uses when offered. A subscription that
- * needs an optional feature the broker lacks is refused, never silently downgraded.
+ * needs an optional feature the broker lacks is refused, never silently downgraded. Copy-text is only ever
+ * a wish: no subscription needs it (a snapshot's READ rows come as RowChanges without it, and a line-backed
+ * {@link dev.sluice.dispatcher.RowImage} reads like a typed one), so an older broker is used as it is.
  */
 final class FeatureNegotiation {
 
   static final List<String> REQUIRED = List.of(ProtocolInfo.FEATURE_CREDITS, ProtocolInfo.FEATURE_RESOLVED_BATCH);
   static final List<String> OPTIONAL = List.of(ProtocolInfo.FEATURE_FRAGMENTED_TXN,
       ProtocolInfo.FEATURE_RESUME_CURSOR, ProtocolInfo.FEATURE_SYNC_POINT, ProtocolInfo.FEATURE_EVENT_FILTER,
-      ProtocolInfo.FEATURE_DDL_IN_TXN, ProtocolInfo.FEATURE_SNAPSHOT);
+      ProtocolInfo.FEATURE_DDL_IN_TXN, ProtocolInfo.FEATURE_SNAPSHOT, ProtocolInfo.FEATURE_COPY_TEXT);
 
   private FeatureNegotiation() {}
 

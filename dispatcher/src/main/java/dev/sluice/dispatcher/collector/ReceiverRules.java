@@ -1,18 +1,22 @@
 package dev.sluice.dispatcher.collector;
 
+import com.google.protobuf.ByteString;
+import dev.sluice.api.v1.CopyRows;
 import dev.sluice.api.v1.DataEvent;
 import dev.sluice.api.v1.DmlBatch;
 import dev.sluice.api.v1.EventBatch;
+import java.nio.ByteBuffer;
 
 /**
  * PROTOCOL.md's receiver rules for the data events of one epoch, as a pure check: seq numbers follow
  * {@code last_seq + 1} without a gap, fragments of a transaction are consecutive and not interleaved
  * with anything else (but, with the ddl-in-txn feature, the transaction's own DDL at its commit ts), and
- * commit ts never go back. The epoch and handshake rules are checked by
- * {@link EpochReceiver} before this.
+ * commit ts never go back. A DmlBatch's {@code CopyRows} are shaped as events.proto says: no RowChange beside
+ * them, {@code row_count} lines each ending with a newline, a key hash per line, a codec per column of the table
+ * info in force. The epoch and handshake rules are checked by {@link EpochReceiver} before this.
  *
  * <pre>{@code
- * String v = ReceiverRules.firstViolation(batch, lastSeq, -1, 0, lastTs, lastDmlTs, 0, true);   // null when fine
+ * String v = ReceiverRules.firstViolation(batch, lastSeq, -1, 0, lastTs, lastDmlTs, 0, true, columns);   // null: fine
  * }</pre>
  */
 final class ReceiverRules {
@@ -31,9 +35,11 @@ final class ReceiverRules {
    * @param resumeCommitTs commit ts of the transaction a resume cursor points into, or 0
    * @param ddlInTxn       whether the stream negotiated ddl-in-txn: a DDL may come between the parts of its
    *                       own transaction
+   * @param columnCount    columns of the table info in force before the batch (a DDL in it brings its own)
    */
   static String firstViolation(EventBatch batch, long lastSeq, long openCommitTs, int nextFragment, long lastEventTs,
-      long lastDmlTs, long resumeCommitTs, boolean ddlInTxn) {
+      long lastDmlTs, long resumeCommitTs, boolean ddlInTxn, int columnCount) {
+    int columns = columnCount;
     long seq = lastSeq;
     long open = openCommitTs;
     long ts = lastEventTs;
@@ -66,6 +72,9 @@ final class ReceiverRules {
           if (c < ts) {
             return "commit_ts_order";
           }
+          if (d.hasCopyRows() && !copyRowsWellFormed(d, columns)) {
+            return "copy_rows_malformed";
+          }
           ts = c;
           if (d.getLastFragment()) {
             open = -1;
@@ -84,6 +93,9 @@ final class ReceiverRules {
             return "commit_ts_order";
           }
           ts = c;
+          if (e.hasDdl()) {
+            columns = e.getDdl().getTableInfoAfter().getColumnsCount();   // the rows after it follow this one
+          }
         }
         case SNAPSHOT_DONE -> {
           if (open >= 0) {
@@ -96,5 +108,36 @@ final class ReceiverRules {
       }
     }
     return null;
+  }
+
+  /**
+   * Whether {@code d}'s CopyRows can be read line by line: no RowChange beside them, {@code row_count} lines each
+   * ending with a newline (so nothing trails the last), one key hash per line, and one codec per column of the
+   * table info in force. Empty CopyRows (no line, no key hash) pass whatever their codecs: there is nothing to read.
+   */
+  static boolean copyRowsWellFormed(DmlBatch d, int columnCount) {
+    CopyRows copy = d.getCopyRows();
+    long rowCount = Integer.toUnsignedLong(copy.getRowCount());
+    ByteString lines = copy.getLines();
+    if (d.getRowsCount() > 0 || copy.getKeyHashesCount() != rowCount) {
+      return false;
+    }
+    if (rowCount == 0) {
+      return lines.isEmpty();
+    }
+    return copy.getColumnsCount() == columnCount && lines.byteAt(lines.size() - 1) == '\n'
+        && newlines(lines) == rowCount;
+  }
+
+  private static long newlines(ByteString bytes) {
+    long n = 0;
+    for (ByteBuffer b : bytes.asReadOnlyByteBufferList()) {
+      for (int i = b.position(); i < b.limit(); i++) {
+        if (b.get(i) == '\n') {
+          n++;
+        }
+      }
+    }
+    return n;
   }
 }

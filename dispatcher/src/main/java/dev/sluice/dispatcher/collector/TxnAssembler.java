@@ -1,10 +1,16 @@
 package dev.sluice.dispatcher.collector;
 
+import dev.sluice.api.pgtext.CopyText;
+import dev.sluice.api.v1.ColumnCodec;
+import dev.sluice.api.v1.CopyRows;
 import dev.sluice.api.v1.DmlBatch;
 import dev.sluice.api.v1.RowChange;
+import dev.sluice.api.v1.RowOp;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.dispatcher.Checkpoint;
+import dev.sluice.dispatcher.CopyLine;
 import dev.sluice.dispatcher.RowChangeView;
+import dev.sluice.dispatcher.RowImage;
 import dev.sluice.dispatcher.SnapshotMark;
 import dev.sluice.dispatcher.Transaction;
 import java.util.ArrayList;
@@ -14,7 +20,9 @@ import java.util.List;
  * Turns the DmlBatch fragments of one dispatcher into whole {@link Transaction}s, or into parts when a
  * transaction grows beyond {@code maxBytes} (so buffering never exceeds the dispatcher's credit).
  * Rows already delivered (covered by the dedup checkpoint) are dropped, which is what makes a resume
- * inside a fragmented transaction safe. Used on the collector's context only.
+ * inside a fragmented transaction safe. A fragment's READ rows may come as {@code CopyRows} (feature copy-text):
+ * each line becomes a READ row whose after image is backed by the line ({@link RowImage#ofCopyLine}), decoded
+ * only when a reader asks for a value, never here. Used on the collector's context only.
  */
 final class TxnAssembler {
 
@@ -89,6 +97,9 @@ final class TxnAssembler {
       rows.add(RowChangeView.of(tableInfo, row));
       bufferedBytes += row.getSerializedSize();
     }
+    if (dml.hasCopyRows()) {
+      addLines(dml.getCommitTs(), dml.getCopyRows(), tableInfo, alreadyDelivered);
+    }
     List<Part> ready = new ArrayList<>(1);
     if (dml.getLastFragment()) {
       // a snapshot chunk's last part goes out even without rows: its progress is what the sink records
@@ -107,5 +118,38 @@ final class TxnAssembler {
       partEmitted = true;
     }
     return ready;
+  }
+
+  /**
+   * One READ row per line of {@code copy} (validated: {@link ReceiverRules#copyRowsWellFormed}), line i at row seq
+   * {@code first_row_seq + i}; the lines' bytes are copied out of the message once, and every image points into
+   * that one array.
+   */
+  private void addLines(long commitTs, CopyRows copy, TableInfo tableInfo, Checkpoint alreadyDelivered) {
+    int count = copy.getRowCount();
+    long firstRowSeq = copy.getFirstRowSeq();
+    if (count == 0) {
+      return;
+    }
+    if (alreadyDelivered.covers(commitTs, firstRowSeq + count - 1)) {   // all delivered: not even copied
+      rowsSkipped = true;
+      return;
+    }
+    byte[] lines = copy.getLines().toByteArray();
+    List<ColumnCodec> columns = List.copyOf(copy.getColumnsList());   // one list for every image of the batch
+    RowImage absent = RowImage.of(tableInfo, List.of());
+    int offset = 0;
+    for (int i = 0; i < count; i++) {
+      int end = CopyText.lineEnd(lines, offset, lines.length);
+      long rowSeq = firstRowSeq + i;
+      if (alreadyDelivered.covers(commitTs, rowSeq)) {
+        rowsSkipped = true;
+      } else {
+        rows.add(new RowChangeView(RowOp.ROW_OP_READ, rowSeq, copy.getKeyHashes(i), absent,
+            RowImage.ofCopyLine(tableInfo, columns, new CopyLine(lines, offset, end), rowSeq)));
+        bufferedBytes += end + 1 - offset;
+      }
+      offset = end + 1;
+    }
   }
 }

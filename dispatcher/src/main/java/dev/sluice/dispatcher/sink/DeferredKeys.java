@@ -303,6 +303,9 @@ final class DeferredKeys {
     if (row.op() != RowOp.ROW_OP_READ || row.after().size() < info.getColumnsCount()) {
       return false;
     }
+    if (row.after().copyLine() != null) {
+      return true;   // the upstream's COPY output: every column, nothing unavailable
+    }
     for (int i = 0; i < info.getColumnsCount(); i++) {
       if (row.after().value(i).hasUnavailable()) {
         return false;

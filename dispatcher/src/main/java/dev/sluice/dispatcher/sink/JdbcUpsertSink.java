@@ -506,7 +506,8 @@ public final class JdbcUpsertSink implements Sink {
   /**
    * The after images of {@code t} when it is a snapshot chunk the COPY path can load into PostgreSQL (READ rows
    * only, enough of them, none applied yet, no identity column the target generates ALWAYS; the loader
-   * checks every value is present), else null: the rows go one by one.
+   * checks every value is present, and writes rows that came as COPY lines as they are), else null: the rows go
+   * one by one.
    */
   private List<RowImage> copyable(Transaction t, Checkpoint at, String target) throws SQLException {
     if (copyLoader == null || t.rows().size() < PgCopyLoader.MIN_ROWS) {

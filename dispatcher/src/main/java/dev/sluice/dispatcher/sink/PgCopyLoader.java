@@ -1,10 +1,7 @@
 package dev.sluice.dispatcher.sink;
 
 import dev.sluice.api.v1.TableInfo;
-import dev.sluice.api.v1.Value;
 import dev.sluice.dispatcher.RowImage;
-import java.io.IOException;
-import java.io.StringReader;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
@@ -16,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import org.postgresql.PGConnection;
+import org.postgresql.copy.CopyIn;
 
 /**
  * Upserts many whole rows into a PostgreSQL table at COPY speed, all inside the caller's transaction, so the
@@ -26,7 +24,8 @@ import org.postgresql.PGConnection;
  * shaped like its columns and from there into it in one {@code INSERT ... SELECT ... ON CONFLICT (key) DO
  * UPDATE}. For a snapshot chunk's READ rows, whose keys are distinct and whose images are whole; a batch with
  * an unavailable value takes the ordinary path ({@link #upsert} says so). A table without a key is appended to by a
- * plain COPY. One connection (not autocommitted), one applier thread.
+ * plain COPY. Rows backed by a COPY line (feature copy-text) are written as their line, never decoded
+ * ({@link PgCopyInput}). One connection (not autocommitted), one applier thread.
  *
  * <pre>{@code
  * PgCopyLoader loader = new PgCopyLoader(connection);
@@ -45,7 +44,7 @@ final class PgCopyLoader {
   private final Map<String, String> staging = new HashMap<>();
   /** Targets where a straight COPY met a key already there: they go by the staging table. */
   private final Set<String> conflicted = new HashSet<>();
-  /** The COPY text of the last load, its capacity kept for the next (a chunk's rows are alike in size). */
+  /** The COPY text of the last load's rows printed from values, its capacity kept for the next (alike in size). */
   private StringBuilder text = new StringBuilder();
 
   PgCopyLoader(Connection connection) {
@@ -69,19 +68,23 @@ final class PgCopyLoader {
 
   /**
    * Inserts {@code images} into {@code target} (quoted) by one plain COPY, with no savepoint and no key conflict
-   * handled: for a table whose key has no index while its snapshot loads ({@link DeferredKeys}). Returns false,
-   * having written nothing, when an image lacks a value for some column (an unavailable value).
+   * handled: for a table whose key has no index while its snapshot loads ({@link DeferredKeys}). Rows that came as
+   * COPY lines are written as they are. Returns false, having written nothing, when an image lacks a value for some
+   * column (an unavailable value).
    */
   boolean insert(String target, TableInfo info, List<RowImage> images) throws SQLException {
     List<String> columns = new ArrayList<>(info.getColumnsCount());
     for (int i = 0; i < info.getColumnsCount(); i++) {
       columns.add(info.getColumns(i).getName());
     }
-    String data = copyText(info, images, columns.size());
+    PgCopyInput data = PgCopyInput.of(info, images, text);
+    if (text.capacity() > MAX_KEPT_TEXT_CHARS) {
+      text = new StringBuilder();   // a chunk of wide rows does not keep its buffer
+    }
     if (data == null) {
       return false;
     }
-    copy(target, Dialect.POSTGRESQL.quoted(columns), data, target);
+    copy(target, Dialect.POSTGRESQL.quoted(columns), data);
     return true;
   }
 
@@ -91,13 +94,16 @@ final class PgCopyLoader {
       columns.add(info.getColumns(i).getName());
     }
     String cols = Dialect.POSTGRESQL.quoted(columns);
-    String data = copyText(info, images, columns.size());
+    PgCopyInput data = PgCopyInput.of(info, images, text);
+    if (text.capacity() > MAX_KEPT_TEXT_CHARS) {
+      text = new StringBuilder();   // a chunk of wide rows does not keep its buffer
+    }
     if (data == null) {
       return false;
     }
     List<String> keys = info.getPrimaryKeyList();
     if (keys.isEmpty()) {   // appended either way: straight in
-      copy(target, cols, data, target);
+      copy(target, cols, data);
       return true;
     }
     if (!conflicted.contains(target) && copyStraightIn(target, cols, data)) {
@@ -107,7 +113,7 @@ final class PgCopyLoader {
     try (Statement s = connection.createStatement()) {
       s.execute("TRUNCATE " + stage);
     }
-    copy(stage, cols, data, target);
+    copy(stage, cols, data);
     StringBuilder sql = new StringBuilder("INSERT INTO ").append(target).append(" (").append(cols).append(") SELECT ")
         .append(cols).append(" FROM ").append(stage);
     List<String> update = columns.stream().filter(c -> !keys.contains(c)).toList();
@@ -127,10 +133,10 @@ final class PgCopyLoader {
    * A key already there (unique violation) rolls back to the savepoint, marks the target and returns false: its
    * batches go by the staging table from then on.
    */
-  private boolean copyStraightIn(String target, String cols, String data) throws SQLException {
+  private boolean copyStraightIn(String target, String cols, PgCopyInput data) throws SQLException {
     Savepoint before = connection.setSavepoint();
     try {
-      copy(target, cols, data, target);
+      copy(target, cols, data);
       connection.releaseSavepoint(before);
       return true;
     } catch (SQLException e) {
@@ -143,41 +149,22 @@ final class PgCopyLoader {
     }
   }
 
-  private void copy(String into, String cols, String data, String target) throws SQLException {
+  private void copy(String into, String cols, PgCopyInput data) throws SQLException {
+    CopyIn in = connection.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + into + " (" + cols
+        + ") FROM STDIN");
     try {
-      connection.unwrap(PGConnection.class).getCopyAPI().copyIn("COPY " + into + " (" + cols + ") FROM STDIN",
-          new StringReader(data));
-    } catch (IOException e) {
-      throw new SQLException("COPY into " + (into.equals(target) ? "" : "the staging table of ") + target
-          + " failed: " + e.getMessage(), "08000", e);
-    }
-  }
-
-  /** The rows in COPY's text format, or null when an image lacks a value for some column (unavailable). */
-  private String copyText(TableInfo info, List<RowImage> images, int columns) {
-    StringBuilder data = text;
-    data.setLength(0);
-    for (RowImage image : images) {
-      if (image.size() < columns) {
-        return null;
-      }
-      for (int i = 0; i < columns; i++) {
-        Value v = image.value(i);
-        if (v.hasUnavailable()) {
-          return null;
+      data.writeTo(in);
+      in.endCopy();
+    } catch (SQLException | RuntimeException e) {
+      if (in.isActive()) {   // the server has not ended it with an error: end it, so the connection is usable
+        try {
+          in.cancelCopy();
+        } catch (SQLException cancel) {
+          e.addSuppressed(cancel);
         }
-        if (i > 0) {
-          data.append('\t');
-        }
-        appendCopyText(data, Dialect.POSTGRESQL.adapt(info.getColumns(i), v));
       }
-      data.append('\n');
+      throw e;
     }
-    String out = data.toString();
-    if (data.capacity() > MAX_KEPT_TEXT_CHARS) {
-      text = new StringBuilder();   // a chunk of wide rows does not keep its buffer
-    }
-    return out;
   }
 
   /**
@@ -211,39 +198,5 @@ final class PgCopyLoader {
       }
     }
     staging.clear();
-  }
-
-  /** One value in COPY's text format: {@code \N} for NULL, the value's text with \, tab, newline, CR escaped. */
-  static void appendCopyText(StringBuilder out, Value v) {
-    switch (v.getKindCase()) {
-      case NULL_VALUE, KIND_NOT_SET -> out.append("\\N");
-      case INT64_VALUE -> out.append(v.getInt64Value());   // digits and a sign: nothing to escape, no String made
-      case STRING_VALUE -> appendEscaped(out, v.getStringValue());
-      default -> appendEscaped(out, v.hasArrayValue() ? ValueText.pgArray(v) : ValueText.scalar(v));
-    }
-  }
-
-  /** {@code text} escaped for COPY; appended whole when nothing in it needs escaping, the usual case. */
-  private static void appendEscaped(StringBuilder out, String text) {
-    int n = text.length();
-    int i = 0;
-    while (i < n) {
-      char c = text.charAt(i);
-      if (c == '\\' || c == '\t' || c == '\n' || c == '\r') {
-        break;
-      }
-      i++;
-    }
-    out.append(text, 0, i);
-    for (; i < n; i++) {
-      char c = text.charAt(i);
-      switch (c) {
-        case '\\' -> out.append("\\\\");
-        case '\t' -> out.append("\\t");
-        case '\n' -> out.append("\\n");
-        case '\r' -> out.append("\\r");
-        default -> out.append(c);
-      }
-    }
   }
 }

@@ -168,6 +168,49 @@ class CollectorTest {
     assertThat(registry.get("sluice.dispatcher.resets").tag("reason", "seq_gap").counter().count()).isEqualTo(1);
   }
 
+  /** READ rows (id, "r" + id) for ids {@code from..to} as one CopyRows transaction of rows seq 0.., at seq {@code seq}. */
+  private static dev.sluice.api.v1.DataEvent copyRows(long seq, long commitTs, int rowCount, long from, long to) {
+    StringBuilder lines = new StringBuilder();
+    dev.sluice.api.v1.CopyRows.Builder copy = dev.sluice.api.v1.CopyRows.newBuilder().setRowCount(rowCount)
+        .addColumns(dev.sluice.api.v1.ColumnCodec.newBuilder().setCodec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_INT))
+        .addColumns(dev.sluice.api.v1.ColumnCodec.newBuilder().setCodec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_TEXT));
+    for (long id = from; id <= to; id++) {
+      lines.append(id).append("\tr").append(id).append('\n');
+      copy.addKeyHashes((int) id);
+    }
+    return dev.sluice.api.v1.DataEvent.newBuilder().setSeq(seq).setDml(dev.sluice.api.v1.DmlBatch.newBuilder()
+        .setCommitTs(commitTs).setLastFragment(true).setCopyRows(copy.setLines(
+            com.google.protobuf.ByteString.copyFromUtf8(lines.toString())))).build();
+  }
+
+  /**
+   * Copy-text end to end: the collector asks for it (optionally), a CopyRows batch reaches the listener as READ rows
+   * backed by their lines, and a batch whose row_count disagrees with its lines is a violation that resets the
+   * epoch from the checkpoint, like a seq gap.
+   */
+  @Test
+  void copyRowsArriveAsLineBackedReadRowsAndMalformedOnesResetTheEpoch() throws Exception {
+    RecordingListener listener = new RecordingListener().autoAck();
+    SubscriptionHandle h = streaming(listener);
+    DispatcherId id = h.dispatcherId();
+    assertThat(broker.received.get(0).getHello().getOptionalFeaturesList()).contains(ProtocolInfo.FEATURE_COPY_TEXT);
+
+    broker.send(batch(id, 1, copyRows(2, 101, 3, 1, 3)));
+    await().until(() -> h.acknowledged().equals(Checkpoint.at(101)));
+    Transaction chunk = listener.transactions.get(0);
+    assertThat(chunk.rows()).extracting(r -> r.after().copyLine() != null).containsExactly(true, true, true);
+    assertThat(chunk.rows()).extracting(r -> r.after().getString("note")).containsExactly("r1", "r2", "r3");
+    assertThat(chunk.rows()).extracting(dev.sluice.dispatcher.RowChangeView::keyHash).containsExactly(1, 2, 3);
+
+    broker.send(batch(id, 1, copyRows(3, 102, 3, 4, 5)));   // row_count 3, two lines
+
+    await().until(() -> resets() == 2);
+    assertThat(broker.lastRequest(DispatcherAction.DISPATCHER_ACTION_RESET).getStartTs()).isEqualTo(101);
+    assertThat(registry.get("sluice.dispatcher.resets").tag("reason", "copy_rows_malformed").counter().count())
+        .isEqualTo(1);
+    assertThat(listener.transactions).hasSize(1);
+  }
+
   @Test
   void eventsOfAStaleEpochAreIgnoredSilently() throws Exception {
     RecordingListener listener = new RecordingListener();

@@ -180,6 +180,124 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
     return new dev.sluice.dispatcher.Transaction(commitTs, 0, table, rows, true, true);
   }
 
+  /** Text, a text array and bytea: what a COPY line escapes. */
+  private static final TableInfo BLOBS = TableInfo.newBuilder().setTableId(16395).setSchemaName("public")
+      .setTableName("blobs_lined").setVersion(1).addPrimaryKey("id")
+      .addColumns(SinkFixtures.col("id", "bigint", dev.sluice.api.v1.ValueKind.VALUE_KIND_INT64, false))
+      .addColumns(SinkFixtures.col("note", "text", dev.sluice.api.v1.ValueKind.VALUE_KIND_STRING, true))
+      .addColumns(SinkFixtures.col("tags", "text[]", dev.sluice.api.v1.ValueKind.VALUE_KIND_ARRAY, true).toBuilder()
+          .setElementKind(dev.sluice.api.v1.ValueKind.VALUE_KIND_STRING).build())
+      .addColumns(SinkFixtures.col("b", "bytea", dev.sluice.api.v1.ValueKind.VALUE_KIND_BYTES, true)).build();
+  private static final List<dev.sluice.api.v1.ColumnCodec> BLOBS_CODECS = List.of(
+      dev.sluice.api.v1.ColumnCodec.newBuilder().setCodec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_INT).build(),
+      dev.sluice.api.v1.ColumnCodec.newBuilder().setCodec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_TEXT).build(),
+      dev.sluice.api.v1.ColumnCodec.newBuilder().setCodec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_ARRAY)
+          .setElementCodec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_TEXT).setElementDelimiter(",").build(),
+      dev.sluice.api.v1.ColumnCodec.newBuilder().setCodec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_BYTEA).build());
+
+  /** Row {@code id}'s note: tabs, newlines, backslashes, NULL, a literal \N and unicode by turns. */
+  private static String blobNote(long id) {
+    return switch ((int) (id % 5)) {
+      case 0 -> null;
+      case 1 -> "tab\there, line\nbreak, back\\slash " + id;
+      case 2 -> "Grüße, 世界 🙂 " + id;
+      case 3 -> "\\N";
+      default -> "plain " + id;
+    };
+  }
+
+  /**
+   * A snapshot chunk of BLOBS rows {@code from..to} at {@code commitTs} over {@code table}: as COPY lines in one
+   * buffer, as PostgreSQL writes them, when {@code lines}, else as the typed values they stand for.
+   */
+  private static dev.sluice.dispatcher.Transaction blobChunk(TableInfo table, long commitTs, long from, long to,
+      boolean lines) {
+    StringBuilder text = new StringBuilder();
+    for (long id = from; id <= to; id++) {
+      text.append(id).append('\t');
+      dev.sluice.api.pgtext.CopyText.appendEscaped(text, blobNote(id));
+      text.append('\t');
+      dev.sluice.api.pgtext.CopyText.appendEscaped(text, "{x" + id + ",\"a b\",NULL,\"back\\\\slash\",\"q\\\"uote\"}");
+      text.append('\t');
+      dev.sluice.api.pgtext.CopyText.appendEscaped(text, String.format("\\x00%02x5c0a09ff", id % 256));
+      text.append('\n');
+    }
+    byte[] buffer = text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8);
+    List<dev.sluice.dispatcher.RowChangeView> rows = new java.util.ArrayList<>();
+    int offset = 0;
+    for (long id = from; id <= to; id++) {
+      int end = dev.sluice.api.pgtext.CopyText.lineEnd(buffer, offset, buffer.length);
+      String note = blobNote(id);
+      dev.sluice.dispatcher.RowImage after = lines
+          ? dev.sluice.dispatcher.RowImage.ofCopyLine(table, BLOBS_CODECS,
+              new dev.sluice.dispatcher.CopyLine(buffer, offset, end), id - from)
+          : dev.sluice.dispatcher.RowImage.of(table, List.of(i(id), note == null ? nul() : SinkFixtures.s(note),
+              arr(SinkFixtures.s("x" + id), SinkFixtures.s("a b"), nul(), SinkFixtures.s("back\\slash"),
+                  SinkFixtures.s("q\"uote")),
+              SinkFixtures.bytes((byte) 0, (byte) (id % 256), (byte) 0x5c, (byte) 0x0a, (byte) 0x09, (byte) 0xff)));
+      rows.add(new dev.sluice.dispatcher.RowChangeView(dev.sluice.api.v1.RowOp.ROW_OP_READ, id - from, 0,
+          dev.sluice.dispatcher.RowImage.of(table, List.of()), after));
+      offset = end + 1;
+    }
+    return new dev.sluice.dispatcher.Transaction(commitTs, 0, table, rows, true, true);
+  }
+
+  private List<String> tableAsText(String table) throws SQLException {
+    List<String> out = new java.util.ArrayList<>();
+    try (Connection c = connect(); java.sql.Statement st = c.createStatement();
+        java.sql.ResultSet rs = st.executeQuery("SELECT t.*::text FROM " + config().dialect().qualified(schema, table)
+            + " t ORDER BY id")) {
+      while (rs.next()) {
+        out.add(rs.getString(1));
+      }
+    }
+    return out;
+  }
+
+  /**
+   * Feature copy-text: a snapshot chunk whose READ rows are COPY lines loads by COPY as the lines are, into the
+   * same rows as the chunk of their typed values, straight into an empty target and, after a live row took one
+   * of its keys, through the staging table; a chunk too small for COPY is upserted row by row from their values.
+   */
+  @Test
+  void aSnapshotChunkOfCopyLinesLoadsAsTheChunkOfItsValuesStraightInAndAfterAConflict() throws Exception {
+    TableInfo typed = BLOBS.toBuilder().setTableId(16396).setTableName("blobs_typed").build();
+    sink.apply(List.of(blobChunk(BLOBS, 200, 1, 100, true), blobChunk(typed, 200, 1, 100, false)), 200);
+    assertThat(tableAsText("blobs_lined")).hasSize(100).isEqualTo(tableAsText("blobs_typed"));
+    assertThat(tableAsText("blobs_lined").get(0)).contains("back\\\\slash").contains("\\\\x0001");
+
+    sink.apply(List.of(txn(201, BLOBS, insert(BLOBS, 0, i(150), SinkFixtures.s("live"), nul(), nul())),
+        txn(201, typed, insert(typed, 0, i(150), SinkFixtures.s("live"), nul(), nul()))), 201);
+    sink.apply(List.of(blobChunk(BLOBS, 300, 101, 200, true), blobChunk(typed, 300, 101, 200, false)), 300);
+
+    assertThat(tableAsText("blobs_lined")).hasSize(200).isEqualTo(tableAsText("blobs_typed"))
+        .noneMatch(row -> row.contains("live"));
+
+    // a chunk too small for COPY goes row by row (RowWriter, as for MySQL), reading the lines' values
+    sink.apply(List.of(blobChunk(BLOBS, 400, 201, 210, true), blobChunk(typed, 400, 201, 210, false)), 400);
+    assertThat(tableAsText("blobs_lined")).hasSize(210).isEqualTo(tableAsText("blobs_typed"));
+    assertThat(storedCheckpoint()).isEqualTo(400);
+  }
+
+  /**
+   * The lines are loaded, never decoded: a chunk whose codecs this client does not know (a newer broker's) still
+   * loads into PostgreSQL, while reading a value of it says which column and row cannot be decoded.
+   */
+  @Test
+  void copyLinesLoadWithoutBeingDecoded() throws Exception {
+    dev.sluice.dispatcher.Transaction known = blobChunk(BLOBS, 200, 1, 100, true);
+    List<dev.sluice.api.v1.ColumnCodec> unknown = java.util.Collections.nCopies(BLOBS.getColumnsCount(),
+        dev.sluice.api.v1.ColumnCodec.newBuilder().setCodecValue(99).build());
+    List<dev.sluice.dispatcher.RowChangeView> rows = known.rows().stream().map(r -> new dev.sluice.dispatcher
+        .RowChangeView(r.op(), r.rowSeq(), r.keyHash(), r.before(), dev.sluice.dispatcher.RowImage.ofCopyLine(BLOBS,
+            unknown, r.after().copyLine(), r.rowSeq()))).toList();
+    assertThatThrownBy(() -> rows.get(0).after().getLong("id")).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("row seq 0 of public.blobs_lined: column id");
+
+    sink.apply(List.of(new dev.sluice.dispatcher.Transaction(200, 0, BLOBS, rows, true, true)), 200);
+    assertThat(tableAsText("blobs_lined")).hasSize(100).first().asString().startsWith("(1,\"tab");
+  }
+
   /** Issue #16 (4): 22009 "time zone displacement out of range: +294247-01-10 ..." and "-4712-01-01" stopped it. */
   @Test
   void infinityBcAndTheExtremeFiniteDatesAndTimestampsAreWrittenExactly() throws Exception {

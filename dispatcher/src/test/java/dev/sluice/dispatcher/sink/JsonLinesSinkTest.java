@@ -69,6 +69,67 @@ class JsonLinesSinkTest {
     assertThat(Files.exists(dir.resolve("out/orders.jsonl.checkpoint.tmp"))).isFalse();
   }
 
+  /** Every line a sink writes for {@code t}, to memory. */
+  private static String written(dev.sluice.dispatcher.Transaction t) {
+    ByteArrayOutputStream out = new ByteArrayOutputStream();
+    try (JsonLinesSink sink = JsonLinesSink.toStream(out, null, "cf1")) {
+      sink.apply(List.of(t), t.commitTs());
+    }
+    return out.toString(StandardCharsets.UTF_8);
+  }
+
+  /**
+   * Feature copy-text: READ rows backed by COPY lines (text with escapes, NULL, unicode, bytea, an array, a
+   * timestamptz with an offset) are written exactly as the READ rows of their values.
+   */
+  @Test
+  void readRowsThatCameAsCopyLinesAreWrittenAsTheRowsOfTheirValues() {
+    TableInfo table = TableInfo.newBuilder().setTableId(16400).setSchemaName("public").setTableName("docs")
+        .addPrimaryKey("id").addColumns(col("id", "bigint", ValueKind.VALUE_KIND_INT64, false))
+        .addColumns(col("note", "text", ValueKind.VALUE_KIND_STRING, true))
+        .addColumns(col("b", "bytea", ValueKind.VALUE_KIND_BYTES, true))
+        .addColumns(col("tags", "text[]", ValueKind.VALUE_KIND_ARRAY, true))
+        .addColumns(col("at", "timestamp with time zone", ValueKind.VALUE_KIND_TIMESTAMP_TZ, true)).build();
+    List<dev.sluice.api.v1.ColumnCodec> codecs = List.of(codec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_INT),
+        codec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_TEXT), codec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_BYTEA),
+        codec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_ARRAY).toBuilder()
+            .setElementCodec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_TEXT).build(),
+        codec(dev.sluice.api.v1.TextCodec.TEXT_CODEC_TIMESTAMPTZ));
+    byte[] buffer = ("1\ttab\\there\\nback\\\\slash\t\\\\x00ff\t{a,\"b c\",NULL}\t2024-01-31 12:00:00.5+01\n"
+        + "2\t\\N\t\\N\t\\N\t\\N\n"
+        + "3\tGrüße 🙂\t\\\\x\t{}\t-infinity\n").getBytes(StandardCharsets.UTF_8);
+    List<List<Value>> values = List.of(
+        List.of(i(1), s("tab\there\nback\\slash"), bytes((byte) 0, (byte) 0xff),
+            SinkFixtures.arr(s("a"), s("b c"), nul()), ts(1_706_698_800_500_000L, true)),
+        List.of(i(2), nul(), nul(), nul(), nul()),
+        List.of(i(3), s("Grüße 🙂"), bytes(), SinkFixtures.arr(), SinkFixtures.tsInfinity(-1, true)));
+    List<dev.sluice.dispatcher.RowChangeView> lined = new java.util.ArrayList<>();
+    List<dev.sluice.dispatcher.RowChangeView> typed = new java.util.ArrayList<>();
+    int offset = 0;
+    for (int k = 0; k < values.size(); k++) {
+      int end = dev.sluice.api.pgtext.CopyText.lineEnd(buffer, offset, buffer.length);
+      lined.add(read(table, k, dev.sluice.dispatcher.RowImage.ofCopyLine(table, codecs,
+          new dev.sluice.dispatcher.CopyLine(buffer, offset, end), k)));
+      typed.add(read(table, k, dev.sluice.dispatcher.RowImage.of(table, values.get(k))));
+      offset = end + 1;
+    }
+
+    String fromLines = written(new dev.sluice.dispatcher.Transaction(301, 0, table, lined, true, true));
+    assertThat(fromLines).isEqualTo(written(new dev.sluice.dispatcher.Transaction(301, 0, table, typed, true, true)));
+    assertThat(new JsonObject(fromLines.lines().findFirst().orElseThrow()).getJsonObject("after").getString("note"))
+        .isEqualTo("tab\there\nback\\slash");
+  }
+
+  private static dev.sluice.api.v1.ColumnCodec codec(dev.sluice.api.v1.TextCodec c) {
+    return dev.sluice.api.v1.ColumnCodec.newBuilder().setCodec(c).build();
+  }
+
+  private static dev.sluice.dispatcher.RowChangeView read(TableInfo table, long rowSeq,
+      dev.sluice.dispatcher.RowImage after) {
+    return new dev.sluice.dispatcher.RowChangeView(dev.sluice.api.v1.RowOp.ROW_OP_READ, rowSeq, 0,
+        dev.sluice.dispatcher.RowImage.of(table, List.of()), after);
+  }
+
   /** Issue #17: a snapshot's READ row is a line of its own op, with the row as read and no before image. */
   @Test
   void aSnapshotReadRowIsALineWithOpRead() throws Exception {
