@@ -40,7 +40,7 @@ final class ResumingSink implements Sink {
     own.tables().forEach((id, p) -> tables.merge(id, p, (k, o) -> {
       Checkpoint later = o.applied().max(k.applied());
       return new SinkCheckpoint.TableProgress(o.tableName(), later, o.ddlTs(), Math.max(o.droppedTs(), k.droppedTs()),
-          o.snapshot());
+          o.snapshot(), o.deferredKey());
     }));
     return new SinkCheckpoint(Math.max(own.checkpointTs(), kept.checkpointTs()), tables);
   }

@@ -486,7 +486,23 @@ public enum Dialect {
         + "table_name VARCHAR(512) NOT NULL, checkpoint_ts BIGINT NOT NULL, cursor_commit_ts BIGINT NOT NULL, "
         + "next_row_seq BIGINT NOT NULL, ddl_ts BIGINT NOT NULL, updated_at " + timestampType() + " NOT NULL, "
         + "dropped_ts BIGINT NOT NULL DEFAULT 0, " + SNAPSHOT_COLUMNS.stream().collect(Collectors.joining(", "))
-        + ", PRIMARY KEY (changefeed_id, table_id))" + tableOptions;
+        + (defersKeys() ? ", " + DEFERRED_KEY_COLUMN : "") + ", PRIMARY KEY (changefeed_id, table_id))" + tableOptions;
+  }
+
+  /**
+   * Whether a snapshot into an empty table of this target may load without the table's primary key and add it
+   * after the last chunk ({@link DeferredKeys}): PostgreSQL, whose DDL is transactional.
+   */
+  boolean defersKeys() {
+    return this == POSTGRESQL;
+  }
+
+  /** The statement that adds a table's deferred key back ({@link SinkCheckpoint.TableProgress#deferredKey()}). */
+  private static final String DEFERRED_KEY_COLUMN = "deferred_key TEXT NULL";
+
+  /** Brings a PostgreSQL per-table checkpoint table of a version before deferred keys up to date. */
+  String addDeferredKeyColumn(String table) {
+    return "ALTER TABLE " + table + " ADD COLUMN " + DEFERRED_KEY_COLUMN;
   }
 
   /** A table's snapshot beside its progress ({@link TableSnapshot}); the cursor is base64 of its protocol bytes. */
@@ -513,10 +529,13 @@ public enum Dialect {
     return upsertWithNow(table, List.of("changefeed_id", "checkpoint_ts"), List.of("changefeed_id"));
   }
 
+  /** Binds the columns in this order; on a target that {@link #defersKeys()}, {@code deferred_key} last. */
   String upsertTableCheckpoint(String table) {
-    return upsertWithNow(table, List.of("changefeed_id", "table_id", "table_name", "checkpoint_ts", "cursor_commit_ts",
+    List<String> columns = List.of("changefeed_id", "table_id", "table_name", "checkpoint_ts", "cursor_commit_ts",
         "next_row_seq", "ddl_ts", "dropped_ts", "snapshot_state", "snapshot_cursor", "snapshot_rows",
-        "snapshot_since_ts"), List.of("changefeed_id", "table_id"));
+        "snapshot_since_ts");
+    return upsertWithNow(table, defersKeys() ? append(columns, "deferred_key") : columns,
+        List.of("changefeed_id", "table_id"));
   }
 
   private String upsertWithNow(String table, List<String> columns, List<String> keys) {

@@ -14,7 +14,8 @@ import java.util.Map;
  * {@code sluice_table_checkpoint}, in the connection's default schema), and the progress they hold as
  * of the last commit. Writes join the connection's open transaction; {@link #committed} takes them
  * into the in-memory view once that transaction committed. Creates the tables, and brings one of an
- * earlier version up to date ({@code dropped_ts}, the {@code snapshot_*} columns). One applier thread.
+ * earlier version up to date ({@code dropped_ts}, the {@code snapshot_*} columns, on PostgreSQL
+ * {@code deferred_key}). One applier thread.
  */
 final class JdbcProgress {
 
@@ -53,6 +54,12 @@ final class JdbcProgress {
       }
       c.commit();
     }
+    if (dialect.defersKeys() && !hasColumn(c, homeSchema, JdbcSinkConfig.TABLE_CHECKPOINT_TABLE, "deferred_key")) {
+      try (Statement st = c.createStatement()) {
+        st.execute(dialect.addDeferredKeyColumn(tableCheckpointTable));   // written by a version before it
+      }
+      c.commit();
+    }
     try (PreparedStatement ps = c.prepareStatement("SELECT checkpoint_ts FROM " + checkpointTable
         + " WHERE changefeed_id = ?")) {
       ps.setString(1, changefeedId);
@@ -62,13 +69,16 @@ final class JdbcProgress {
     }
     tables.clear();
     try (PreparedStatement ps = c.prepareStatement("SELECT table_id, table_name, checkpoint_ts, cursor_commit_ts, "
-        + "next_row_seq, ddl_ts, dropped_ts, snapshot_state, snapshot_cursor, snapshot_rows, snapshot_since_ts FROM " + tableCheckpointTable + " WHERE changefeed_id = ?")) {
+        + "next_row_seq, ddl_ts, dropped_ts, snapshot_state, snapshot_cursor, snapshot_rows, snapshot_since_ts"
+        + (dialect.defersKeys() ? ", deferred_key" : "") + " FROM " + tableCheckpointTable
+        + " WHERE changefeed_id = ?")) {
       ps.setString(1, changefeedId);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           tables.put(rs.getLong(1), new SinkCheckpoint.TableProgress(rs.getString(2),
               new Checkpoint(rs.getLong(3), rs.getLong(4), rs.getLong(5)), rs.getLong(6), rs.getLong(7),
-              TableSnapshot.of(rs.getInt(8), rs.getString(9), rs.getLong(10), rs.getLong(11))));
+              TableSnapshot.of(rs.getInt(8), rs.getString(9), rs.getLong(10), rs.getLong(11)),
+              dialect.defersKeys() ? rs.getString(12) : null));
         }
       }
     }
@@ -114,6 +124,9 @@ final class JdbcProgress {
       ps.setString(10, p.snapshot().state() == TableSnapshot.State.NONE ? null : p.snapshot().cursorText());
       ps.setLong(11, p.snapshot().rows());
       ps.setLong(12, p.snapshot().sinceTs());
+      if (dialect.defersKeys()) {
+        ps.setString(13, p.deferredKey());
+      }
       ps.executeUpdate();
     }
   }

@@ -42,6 +42,11 @@ public record JdbcSinkConfig(String jdbcUrl, String user, String password, Strin
   public static final String TABLE_CHECKPOINT_TABLE = "sluice_table_checkpoint";
   /** The highest fencing token claimed per changefeed, in the connection's default schema. */
   public static final String FENCE_TABLE = "sluice_fence";
+  /**
+   * PostgreSQL: the changes of tables whose primary key a snapshot load deferred, in the connection's default
+   * schema, replayed once the key is back ({@link JdbcUpsertSink#finishDeferredKeys()}).
+   */
+  public static final String DEFERRED_ROWS_TABLE = "sluice_deferred_rows";
 
   /** Checks every value, naming the key and the value it refuses. */
   public JdbcSinkConfig {

@@ -58,7 +58,9 @@ import org.slf4j.LoggerFactory;
  * ({@link DecimalColumns}), so is a date or timestamp out of their range (infinity, BC, years past 9999:
  * {@link TemporalRange}), and the tables the sink creates compare text exactly ({@link KeyCollation}); on
  * PostgreSQL the user-defined types a table needs are created first ({@link PgUserTypes}). DDL is applied by
- * {@link DdlStatements}, at its place among its transaction's rows.
+ * {@link DdlStatements}, at its place among its transaction's rows. On PostgreSQL a snapshot into an empty table
+ * loads without the table's primary key, which is added back after the last chunk, the changes that came meanwhile
+ * replayed then ({@link #finishDeferredKeys()}).
  *
  * <p>Not thread-safe: one applier thread.
  *
@@ -89,6 +91,8 @@ public final class JdbcUpsertSink implements Sink {
   private IdentityColumns identity;
   /** PostgreSQL only: the user-defined types tables need; other targets store their values by kind. */
   private PgUserTypes userTypes;
+  /** PostgreSQL only: tables loading their snapshot without their key; the rest of their state is in the progress. */
+  private DeferredKeys deferredKeys;
   private String homeSchema;
   private boolean constraintsRelaxed;
   private final Set<Long> ensuredTables = new HashSet<>();
@@ -161,6 +165,45 @@ public final class JdbcUpsertSink implements Sink {
     return writer == null ? 0 : writer.unmatchedRows();
   }
 
+  /**
+   * Adds back now every primary key this sink dropped to load a snapshot into an empty PostgreSQL table, and
+   * replays the changes of those tables that waited meanwhile ({@link SinkCheckpoint.TableProgress#deferredKey()}),
+   * for a snapshot that will not complete: the sink finishes a table itself after its snapshot's last chunk, when
+   * {@link #recordSnapshot} records it ended or paused, before a DDL of it, and when its stream ends. With the open
+   * target transaction when one holds progress (it commits with it), else in a transaction of its own at once.
+   *
+   * <pre>{@code
+   * sink.finishDeferredKeys();   // the snapshot was abandoned: its tables get their keys and their changes now
+   * }</pre>
+   *
+   * @return the tables finished ("schema.table"), none on MySQL/MariaDB
+   * @throws SinkFailedException when a key cannot be added back (the table holds duplicate keys), naming it
+   */
+  public List<String> finishDeferredKeys() {
+    String table = "(deferred keys)";
+    try {
+      connection();
+      Map<Long, SinkCheckpoint.TableProgress> tables = new LinkedHashMap<>(progress.snapshot().tables());
+      tables.putAll(staged);
+      List<String> finished = new ArrayList<>();
+      boolean open = !staged.isEmpty();
+      for (Map.Entry<Long, SinkCheckpoint.TableProgress> e : tables.entrySet()) {
+        if (e.getValue().deferredKey() != null) {
+          table = e.getValue().tableName();
+          guardFence();
+          finishDeferred(e.getKey(), false);
+          finished.add(table);
+        }
+      }
+      if (!open && !finished.isEmpty()) {
+        commitStaged(progress.checkpointTs());
+      }
+      return finished;
+    } catch (SQLException e) {
+      throw rollbackAndClassify(e, table, 0);
+    }
+  }
+
   @Override
   public void apply(List<Transaction> transactions, long changefeedCheckpointTs) {
     applyInOrder(transactions.stream().<SinkChange>map(SinkChange.Rows::new).toList(), true, changefeedCheckpointTs);
@@ -204,7 +247,7 @@ public final class JdbcUpsertSink implements Sink {
       if (commit) {
         commitStaged(Math.max(progress.checkpointTs(), changefeedCheckpointTs));
       } else {
-        writer.flush();   // a failure shows in this call, not in the one that commits
+        flushRows();   // a failure shows in this call, not in the one that commits
       }
     } catch (SQLException e) {
       throw rollbackAndClassify(e, table, ts);
@@ -244,6 +287,10 @@ public final class JdbcUpsertSink implements Sink {
       connection();
       boolean open = !staged.isEmpty();
       stage(tableId, base.withSnapshot(snapshot));
+      if (base.deferredKey() != null && DeferredKeys.ends(base.snapshot(), snapshot)) {
+        guardFence();
+        finishDeferred(tableId, false);   // not the snapshot that began the deferral any more
+      }
       if (!open) {
         guardFence();
         commitStaged(progress.checkpointTs());
@@ -265,6 +312,7 @@ public final class JdbcUpsertSink implements Sink {
           Checkpoint.at(0), 0);
       stage(tableId, base.droppedAt(droppedTs));
       guardFence();
+      finishDeferred(tableId, true);   // the target table stays: with its key and the changes of its stream
       commitStaged(progress.checkpointTs());
       LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", tableName)
           .addKeyValue("droppedTs", droppedTs).log("table's stream ended; recorded so that a restart leaves it");
@@ -354,7 +402,7 @@ public final class JdbcUpsertSink implements Sink {
 
   /** Writes the staged progress and {@code checkpointTs}, and commits the open target transaction. */
   private void commitStaged(long checkpointTs) throws SQLException {
-    writer.flush();
+    flushRows();
     for (Map.Entry<Long, SinkCheckpoint.TableProgress> e : staged.entrySet()) {
       progress.writeTable(connection, e.getKey(), e.getValue());
     }
@@ -389,9 +437,12 @@ public final class JdbcUpsertSink implements Sink {
     }
     ensureTable(t.tableInfo(), t.commitTs());
     String target = target(t.tableInfo());
+    String deferredKey = deferredKey(t, p, target);
     writer.at(t.commitTs());
     List<RowImage> chunk = copyable(t, at, target);
-    if (chunk == null || !copied(target, t.tableInfo(), chunk)) {
+    if (deferredKey != null) {
+      deferredKeys.write(target, t, at, chunk);
+    } else if (chunk == null || !copied(target, t.tableInfo(), chunk)) {
       for (RowChangeView row : t.rows()) {
         if (!at.covers(t.commitTs(), row.rowSeq())) {
           write(target, targetSchema(t.tableInfo()), t.tableInfo(), t.commitTs(), row);
@@ -399,8 +450,57 @@ public final class JdbcUpsertSink implements Sink {
       }
     }
     stage(t.tableId(), new SinkCheckpoint.TableProgress(t.tableName(), at.max(t.checkpoint()),
-        p == null ? 0 : p.ddlTs(), 0, (p == null ? TableSnapshot.NONE : p.snapshot()).after(t)));
+        p == null ? 0 : p.ddlTs(), 0, (p == null ? TableSnapshot.NONE : p.snapshot()).after(t), deferredKey));
     stagedApplied++;
+    if (deferredKey != null && t.snapshot() != null && t.snapshot().last()) {
+      finishDeferred(t.tableId(), false);   // the chunk that read the table to its end: the key goes back with it
+    }
+  }
+
+  /**
+   * The statement adding back the key of {@code t}'s table when its rows go the deferred way ({@link DeferredKeys}):
+   * deferred already, or from this chunk on; else null, after finishing a deferral whose table info {@code t} no
+   * longer follows.
+   */
+  private String deferredKey(Transaction t, SinkCheckpoint.TableProgress p, String target) throws SQLException {
+    if (deferredKeys == null) {
+      return null;
+    }
+    String key = p == null ? null : p.deferredKey();
+    if (key != null && !deferredKeys.follows(t.tableId(), t.tableInfo())) {
+      finishDeferred(t.tableId(), false);   // its shape changed without a DDL applied here
+      return null;
+    }
+    if (key == null && DeferredKeys.mayDefer(t, p == null ? TableSnapshot.NONE : p.snapshot())) {
+      writer.flush();   // the probe sees the rows before it
+      key = deferredKeys.defer(target, t);
+    }
+    return key;
+  }
+
+  /**
+   * Adds table {@code tableId}'s deferred key back and replays its logged changes, in the open target transaction
+   * ({@link DeferredKeys#finish}); nothing when its key is not deferred.
+   */
+  private void finishDeferred(long tableId, boolean ifTableExists) throws SQLException {
+    SinkCheckpoint.TableProgress p = current(tableId);
+    if (deferredKeys == null || p == null || p.deferredKey() == null) {
+      return;
+    }
+    writer.flush();
+    deferredKeys.finish(tableId, p.tableName(), p.deferredKey(), ifTableExists, (info, commitTs, row) -> {
+      writer.at(commitTs);
+      write(target(info), targetSchema(info), info, commitTs, row);
+    });
+    stage(tableId, p.withDeferredKey(null));
+  }
+
+  /** Executes the rows batched for the open target transaction. */
+  private void flushRows() throws SQLException {
+    writer.flush();
+    if (deferredKeys != null) {
+      deferredKeys.flush();
+    }
   }
 
   /**
@@ -524,6 +624,11 @@ public final class JdbcUpsertSink implements Sink {
     if (p != null && (p.dropped() || change.isCoveredBy(p.applied(), p.ddlTs()))) {
       stagedSkipped++;
       return;   // applied before a restart or a replay
+    }
+    if (change.ddlType() == DdlType.DDL_TYPE_DROP_TABLE && p != null && p.deferredKey() != null) {
+      deferredKeys.discard(id, p.tableName());   // the table goes: its logged changes with it
+    } else {
+      finishDeferred(id, false);   // the statement finds the table as its source had it, key included
     }
     writer.flush();   // the rows before it run before it
     if (ddl.ensureTableBefore(change, ensuredTables)) {
@@ -683,6 +788,8 @@ public final class JdbcUpsertSink implements Sink {
       }
     }
     ddl = new DdlStatements(config, dialect, connection, this::tableOptions, homeSchema);
+    deferredKeys = dialect.defersKeys() ? new DeferredKeys(connection, writer, copyLoader, config.changefeedId(),
+        dialect.qualified(homeSchema, JdbcSinkConfig.DEFERRED_ROWS_TABLE), config.batchSize()) : null;
     ensuredTables.clear();
   }
 
@@ -704,6 +811,9 @@ public final class JdbcUpsertSink implements Sink {
     ensuredTables.clear();   // a CREATE rolled back with the transaction is made again
     if (copyLoader != null) {
       copyLoader.transactionEnded();
+    }
+    if (deferredKeys != null) {
+      deferredKeys.rolledBack();
     }
     try {
       if (connection != null && !connection.isClosed()) {

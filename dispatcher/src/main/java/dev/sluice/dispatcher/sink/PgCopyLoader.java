@@ -66,6 +66,28 @@ final class PgCopyLoader {
     }
   }
 
+  /**
+   * Inserts {@code images} into {@code target} (quoted) by one plain COPY, with no savepoint and no key conflict
+   * handled: for a table whose key has no index while its snapshot loads ({@link DeferredKeys}). Rows that came as
+   * COPY lines are written as they are. Returns false, having written nothing, when an image lacks a value for some
+   * column (an unavailable value).
+   */
+  boolean insert(String target, TableInfo info, List<RowImage> images) throws SQLException {
+    List<String> columns = new ArrayList<>(info.getColumnsCount());
+    for (int i = 0; i < info.getColumnsCount(); i++) {
+      columns.add(info.getColumns(i).getName());
+    }
+    PgCopyInput data = PgCopyInput.of(info, images, text);
+    if (text.capacity() > MAX_KEPT_TEXT_CHARS) {
+      text = new StringBuilder();   // a chunk of wide rows does not keep its buffer
+    }
+    if (data == null) {
+      return false;
+    }
+    copy(target, Dialect.POSTGRESQL.quoted(columns), data);
+    return true;
+  }
+
   private boolean load(String target, TableInfo info, List<RowImage> images) throws SQLException {
     List<String> columns = new ArrayList<>(info.getColumnsCount());
     for (int i = 0; i < info.getColumnsCount(); i++) {

@@ -43,13 +43,22 @@ public record SinkCheckpoint(long checkpointTs, Map<Long, TableProgress> tables)
    * @param ddlTs     commit ts of its last applied DDL, 0 when none
    * @param droppedTs commit ts its stream ended at (its DROP), 0 while it is followed
    * @param snapshot  where the changefeed's snapshot of the table stands ({@link TableSnapshot#NONE} when none)
+   * @param deferredKey the statement that adds back the primary key a PostgreSQL {@link JdbcUpsertSink} dropped
+   *                  while it loads the table's snapshot ({@code ALTER TABLE "s"."t" ADD CONSTRAINT "t_pkey" PRIMARY
+   *                  KEY (id)}, see {@link JdbcUpsertSink#finishDeferredKeys()}); null while the target table has
+   *                  its key
    */
   public record TableProgress(String tableName, Checkpoint applied, long ddlTs, long droppedTs,
-      TableSnapshot snapshot) {
+      TableSnapshot snapshot, String deferredKey) {
 
     /** Defaults a missing snapshot to {@link TableSnapshot#NONE}. */
     public TableProgress {
       snapshot = snapshot == null ? TableSnapshot.NONE : snapshot;
+    }
+
+    /** A progress whose table has its key (none deferred). */
+    public TableProgress(String tableName, Checkpoint applied, long ddlTs, long droppedTs, TableSnapshot snapshot) {
+      this(tableName, applied, ddlTs, droppedTs, snapshot, null);
     }
 
     /** A progress without a snapshot. */
@@ -64,7 +73,12 @@ public record SinkCheckpoint(long checkpointTs, Map<Long, TableProgress> tables)
 
     /** This progress with {@code s} as its snapshot. */
     public TableProgress withSnapshot(TableSnapshot s) {
-      return new TableProgress(tableName, applied, ddlTs, droppedTs, s);
+      return new TableProgress(tableName, applied, ddlTs, droppedTs, s, deferredKey);
+    }
+
+    /** This progress with {@code statement} as its deferred key (null: the key is in place). */
+    public TableProgress withDeferredKey(String statement) {
+      return new TableProgress(tableName, applied, ddlTs, droppedTs, snapshot, statement);
     }
 
     /** Whether the table's stream ended: nothing of it is applied or followed any more. */
@@ -74,7 +88,7 @@ public record SinkCheckpoint(long checkpointTs, Map<Long, TableProgress> tables)
 
     /** This progress, ended at {@code ts}. */
     public TableProgress droppedAt(long ts) {
-      return new TableProgress(tableName, applied.max(Checkpoint.at(ts)), ddlTs, ts, snapshot);
+      return new TableProgress(tableName, applied.max(Checkpoint.at(ts)), ddlTs, ts, snapshot, deferredKey);
     }
   }
 }
