@@ -291,8 +291,8 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
     List<dev.sluice.dispatcher.RowChangeView> rows = known.rows().stream().map(r -> new dev.sluice.dispatcher
         .RowChangeView(r.op(), r.rowSeq(), r.keyHash(), r.before(), dev.sluice.dispatcher.RowImage.ofCopyLine(BLOBS,
             unknown, r.after().copyLine(), r.rowSeq()))).toList();
-    assertThatThrownBy(() -> rows.get(0).after().getLong("id")).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageContaining("row seq 0 of public.blobs_lined: column id");
+    assertThat(rows.get(0).after().value("id").getStringValue()).as("a codec this client does not know: its text")
+        .isEqualTo("1");
 
     sink.apply(List.of(new dev.sluice.dispatcher.Transaction(200, 0, BLOBS, rows, true, true)), 200);
     assertThat(tableAsText("blobs_lined")).hasSize(100).first().asString().startsWith("(1,\"tab");
