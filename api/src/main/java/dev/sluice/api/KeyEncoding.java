@@ -1,8 +1,8 @@
 package dev.sluice.api;
 
 import dev.sluice.api.v1.Value;
-import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -29,14 +29,52 @@ public final class KeyEncoding {
 
   /** The canonical bytes of {@code values}. */
   public static byte[] encode(List<Value> values) {
-    ByteArrayOutputStream out = new ByteArrayOutputStream(16 * values.size() + 8);
+    if (values.size() == 1 && values.get(0).getKindCase() == Value.KindCase.INT64_VALUE) {
+      byte[] one = new byte[9];   // the usual key, one integer: no buffer to grow
+      one[0] = 0x02;
+      long v = values.get(0).getInt64Value();
+      for (int i = 0; i < 8; i++) {
+        one[1 + i] = (byte) (v >>> (56 - 8 * i));
+      }
+      return one;
+    }
+    Out out = new Out(16 * values.size() + 8);
     for (Value v : values) {
       write(out, v);
     }
     return out.toByteArray();
   }
 
-  private static void write(ByteArrayOutputStream out, Value v) {
+  /** A growable byte array without ByteArrayOutputStream's locking (a key is encoded on one thread). */
+  private static final class Out {
+    private byte[] buf;
+    private int n;
+
+    Out(int capacity) {
+      buf = new byte[capacity];
+    }
+
+    void write(int b) {
+      if (n == buf.length) {
+        buf = Arrays.copyOf(buf, buf.length * 2);
+      }
+      buf[n++] = (byte) b;
+    }
+
+    void write(byte[] b, int off, int len) {
+      if (n + len > buf.length) {
+        buf = Arrays.copyOf(buf, Math.max(buf.length * 2, n + len));
+      }
+      System.arraycopy(b, off, buf, n, len);
+      n += len;
+    }
+
+    byte[] toByteArray() {
+      return Arrays.copyOf(buf, n);
+    }
+  }
+
+  private static void write(Out out, Value v) {
     switch (v.getKindCase()) {
       case NULL_VALUE, KIND_NOT_SET -> out.write(0x00);
       case BOOL_VALUE -> {
@@ -81,24 +119,24 @@ public final class KeyEncoding {
     }
   }
 
-  private static void writeText(ByteArrayOutputStream out, int tag, String s) {
+  private static void writeText(Out out, int tag, String s) {
     writeBytes(out, tag, s.getBytes(StandardCharsets.UTF_8));
   }
 
-  private static void writeBytes(ByteArrayOutputStream out, int tag, byte[] b) {
+  private static void writeBytes(Out out, int tag, byte[] b) {
     out.write(tag);
     writeInt(out, b.length);
     out.write(b, 0, b.length);
   }
 
-  private static void writeInt(ByteArrayOutputStream out, int v) {
+  private static void writeInt(Out out, int v) {
     out.write(v >>> 24);
     out.write(v >>> 16);
     out.write(v >>> 8);
     out.write(v);
   }
 
-  private static void writeLong(ByteArrayOutputStream out, long v) {
+  private static void writeLong(Out out, long v) {
     writeInt(out, (int) (v >>> 32));
     writeInt(out, (int) v);
   }

@@ -109,6 +109,37 @@ class CopyTextTest {
   }
 
   @Property
+  void linesAreFoundAsAByteByByteScanFindsThem(@ForAll byte[] bytes) {
+    int expected = 0;
+    for (byte b : bytes) {
+      expected += b == '\n' ? 1 : 0;
+    }
+    assertThat(CopyText.lineCount(bytes, 0, bytes.length)).isEqualTo(expected);
+    assertThat(CopyText.lineCount(java.nio.ByteBuffer.wrap(bytes))).isEqualTo(expected);
+    int off = 0;
+    int found = 0;
+    while (off < bytes.length) {
+      int end = CopyText.lineEnd(bytes, off, bytes.length);
+      int naive = off;
+      while (naive < bytes.length && bytes[naive] != '\n') {
+        naive++;
+      }
+      assertThat(end).isEqualTo(naive);
+      found += end < bytes.length ? 1 : 0;
+      off = end + 1;
+    }
+    assertThat(found).isEqualTo(expected);
+  }
+
+  @Test
+  void aNewlineBesideBytesThatBorrowIsCountedOnce() {
+    byte[] tricky = {'\n', 0x0B, '\n', 0x0A, 0x0B, 0x0B, (byte) 0x8A, '\n', 0x0B, '\n'};
+    assertThat(CopyText.lineCount(tricky, 0, tricky.length)).isEqualTo(5);
+    assertThat(CopyText.lineEnd(tricky, 1, tricky.length)).isEqualTo(2);
+    assertThat(CopyText.lineEnd(tricky, 4, tricky.length)).isEqualTo(7);
+  }
+
+  @Property
   void escapedTextReadsBackAsItself(@ForAll String text) {
     StringBuilder line = new StringBuilder();
     CopyText.appendEscaped(line, text);

@@ -1,5 +1,6 @@
 package dev.sluice.dispatcher.collector;
 
+import dev.sluice.api.pgtext.CopyText;
 import com.google.protobuf.ByteString;
 import dev.sluice.api.v1.CopyRows;
 import dev.sluice.api.v1.DataEvent;
@@ -132,11 +133,7 @@ final class ReceiverRules {
   private static long newlines(ByteString bytes) {
     long n = 0;
     for (ByteBuffer b : bytes.asReadOnlyByteBufferList()) {
-      for (int i = b.position(); i < b.limit(); i++) {
-        if (b.get(i) == '\n') {
-          n++;
-        }
-      }
+      n += CopyText.lineCount(b);
     }
     return n;
   }
