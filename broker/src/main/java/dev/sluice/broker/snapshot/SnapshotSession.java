@@ -293,6 +293,7 @@ public final class SnapshotSession {
         service.outlet().chunk(spec.id(), spec.epoch(), chunk);
         log.atDebug().addKeyValue("dispatcherId", spec.id()).addKeyValue("table", tableName)
             .addKeyValue("chunk", chunk.number()).addKeyValue("rows", rows.size()).addKeyValue("bytes", read.bytes())
+            .addKeyValue("form", !rows.isEmpty() && rows.get(0).isLine() ? "copy_text" : "values")
             .addKeyValue("windowFromTs", windowFromTs).addKeyValue("lowTs", lowTs).addKeyValue("highTs", highTs)
             .addKeyValue("last", read.exhausted())
             .addKeyValue("lowMs", (readStart - t0) / 1_000_000).addKeyValue("selectMs", (t2 - readStart) / 1_000_000)
