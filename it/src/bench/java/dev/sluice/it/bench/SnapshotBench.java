@@ -120,9 +120,13 @@ public final class SnapshotBench {
       vsDebezium.add(r[1] / r[3]);
     }
     String how = String.format("pgbench_accounts at scale %d (%,d rows) on PostgreSQL %s (the machine's installation,"
-        + " fsync off), upstream and downstream on this machine; Sluice: broker process, client library"
-        + " subscription with a snapshot applying through the JDBC sink (JdbcUpsertSink, one sink transaction per"
-        + " chunk) into an empty downstream database, subscribe to snapshot complete (default snapshot settings: 2 readers, 8,192-row chunks); pg_dump -t | psql of the same table"
+        + " fsync off), upstream and downstream on this machine, 2 paced writers inserting 2,000 rows/s into another"
+        + " table of the upstream through every phase (each tool copies from a live database); Sluice: a broker"
+        + " process that first served the same snapshot into memory (a running broker), then a client library"
+        + " subscription with a snapshot (READ rows as COPY text, feature copy-text) applying through the JDBC sink"
+        + " (JdbcUpsertSink, one sink transaction per chunk, the key deferred to after the last chunk) into an empty"
+        + " downstream database, subscribe to snapshot complete (default snapshot settings: 2 readers, 8,192-row"
+        + " chunks), two live subscriptions on the written table meanwhile; pg_dump -t | psql of the same table"
         + " (COPY, then the key's index build); Debezium embedded 3.6.1.Final initial_only snapshot into memory"
         + " (Connect records, no downstream); medians over %d runs, alternating order", scale, rows,
         SystemPostgres.installation().getParent().getFileName(), runs);
@@ -137,7 +141,8 @@ public final class SnapshotBench {
         new Figure("snapshot_to_memory_rows_per_s", "Sluice snapshot rows/s into memory (a counting listener)",
             Stats.median(toMemory), "rows/s", Double.NaN, true, Stats.median(debezium), runs,
             "the same library subscription with a snapshot, its listener counting READ rows and acknowledging, no"
-            + " sink and no live traffic: Debezium's output here, like for like; " + how + "; peer = Debezium rows/s"),
+            + " sink: Debezium's output here, like for like; the broker's first snapshot after its start, the"
+            + " control-plane probe running meanwhile; " + how + "; peer = Debezium rows/s"),
         new Figure("snapshot_to_memory_vs_debezium", "Sluice snapshot into memory ÷ Debezium's, same run",
             Stats.median(toMemoryVsDebezium), "ratio", Double.NaN, true, Double.NaN, runs,
             "both into memory (a counting listener; Connect records): what the two pipelines cost without a"
@@ -153,9 +158,10 @@ public final class SnapshotBench {
         new Figure("snapshot_e2e_p99_ms", "live upstream commit -> listener p99 while the snapshot runs",
             Stats.median(p99s), "ms", 100, false, Double.NaN, runs,
             "2 writers x 100 txns/s x 10-row inserts into another table, one library subscription on it in a JVM"
-            + " of its own (another application's; -Xmx256m); ceiling: an fsync on the broker's filesystem in the"
-            + " same phase (snapshot_fsync_max_ms: capture forces each group of transactions before their events go"
-            + " out, and the downstream database's COPY writes to the same disk); " + how),
+            + " of its own (another application's; -Xmx256m), during the timed snapshot into PostgreSQL; the"
+            + " broker's fsync on its filesystem in the same phase for comparison (snapshot_fsync_max_ms: capture"
+            + " serves each group of transactions when written and fsyncs it behind, and the downstream database's"
+            + " COPY writes to the same disk); " + how),
         new Figure("snapshot_fsync_p99_ms", "fsync p99 on the broker's filesystem while the snapshot runs",
             Stats.median(fsyncP99s), "ms", Double.NaN, false, Double.NaN, runs,
             "100 bytes appended and forced every 10 ms in the broker's data directory during the Sluice phase; "
@@ -167,7 +173,7 @@ public final class SnapshotBench {
         new Figure("snapshot_control_plane_p99_ms", "control plane (REGISTER+RESET -> Handshake) p99 while the"
             + " snapshot runs", Stats.median(handshakeP99s), "ms", 20, false, Double.NaN, runs,
             CONTROL_PROBES + " sequential register+reset probes from a JVM of its own (ControlProbe, quiet: its"
-            + " stream carries only its control traffic) on the live table while the snapshot runs (still running"
+            + " stream carries only its control traffic) on the live table while the snapshot into memory runs (still running"
             + " at the last probe in every run: " + probedDuring + "); per run p99 Ready " + oneDecimal(readyP99s) + " ms,"
             + " Handshake " + oneDecimal(handshakeP99s) + " ms; the same target as control_plane_p99_ms; " + how),
         new Figure("snapshot_e2e_p99_ms_loader_jvm",
@@ -196,19 +202,35 @@ public final class SnapshotBench {
       double[] sl;
       double m;
       double x;
-      if (sluiceFirst) {
-        sl = phase("sluice") ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
-        m = phase("memory") ? sluiceToMemory(run, up, rows) : Double.NaN;
-        d = phase("dump") ? pgDump(up, down, rows) : Double.NaN;
-        x = phase("indexed") ? indexedCopy(up, down, rows) : Double.NaN;
-        z = phase("debezium") ? debezium(up, rows) : Double.NaN;
-      } else {
-        z = phase("debezium") ? debezium(up, rows) : Double.NaN;
-        x = phase("indexed") ? indexedCopy(up, down, rows) : Double.NaN;
-        d = phase("dump") ? pgDump(up, down, rows) : Double.NaN;
-        m = phase("memory") ? sluiceToMemory(run, up, rows) : Double.NaN;
-        sl = phase("sluice") ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
+      // every tool copies from a live database: the same paced writers run through every phase
+      AtomicBoolean writing = new AtomicBoolean(true);
+      List<Thread> writers = new ArrayList<>();
+      for (int w = 0; w < 2; w++) {
+        int writer = w;
+        Thread t = new Thread(() -> write(up, writer, writing), "live-writer-" + w);
+        t.setDaemon(true);
+        t.start();
+        writers.add(t);
       }
+      try {
+        if (sluiceFirst) {
+          sl = phase("sluice") ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
+          d = phase("dump") ? pgDump(up, down, rows) : Double.NaN;
+          x = phase("indexed") ? indexedCopy(up, down, rows) : Double.NaN;
+          z = phase("debezium") ? debezium(up, rows) : Double.NaN;
+        } else {
+          z = phase("debezium") ? debezium(up, rows) : Double.NaN;
+          x = phase("indexed") ? indexedCopy(up, down, rows) : Double.NaN;
+          d = phase("dump") ? pgDump(up, down, rows) : Double.NaN;
+          sl = phase("sluice") ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
+        }
+      } finally {
+        writing.set(false);
+        for (Thread t : writers) {
+          t.join(TimeUnit.SECONDS.toMillis(30));
+        }
+      }
+      m = sl[8];
       s = sl[0];
       System.out.printf("snapshot run %d (%s first): %,d rows; Sluice %,.0f rows/s (live p99 %.0f ms, %.0f ms in the"
           + " loader's JVM; fsync p99 %.0f ms, max %.0f ms), pg_dump | psql %,.0f rows/s, Debezium %,.0f rows/s;"
@@ -250,36 +272,10 @@ public final class SnapshotBench {
   }
 
   /**
-   * rows/s of a Sluice snapshot into memory: the same library subscription with a listener that counts the READ
-   * rows and acknowledges, no sink and no live traffic; Debezium's output in this benchmark, so the two compare
-   * like for like, and the difference to {@link #sluice} is what the JDBC sink and the downstream cost.
-   */
-  private double sluiceToMemory(int run, SystemPostgres up, long rows) throws Exception {
-    Path dir = Files.createTempDirectory(work, "snapshot-memory-broker-" + run);
-    try (BrokerProcess broker = BrokerProcess.start("snapshot-memory-broker-" + run, BrokerProcess.options(dir,
-        up.jdbcUrl()).withJvmArgs(brokerJvmArgs()), logs);
-         SluiceClient loader = SluiceClient.connect(loaderConfig(broker.grpcAddress()))) {
-      AtomicLong read = new AtomicLong();
-      CompletableFuture<SnapshotOutcome> outcome = new CompletableFuture<>();
-      SubscriptionHandle[] copy = new SubscriptionHandle[1];
-      long t0 = System.nanoTime();
-      copy[0] = loader.subscribe(Subscription.table(TABLE).from(up.currentLsn()).withSnapshot(),
-          loading(txn -> read.addAndGet(txn.rows().size()), copy, outcome));
-      SnapshotOutcome o = outcome.get(1, TimeUnit.HOURS);
-      double seconds = (System.nanoTime() - t0) / 1e9;
-      if (o.status() != SnapshotOutcome.Status.COMPLETE || read.get() != rows) {
-        throw new IllegalStateException("the Sluice snapshot into memory ended " + o.status() + " with " + read.get()
-            + " rows of " + rows);
-      }
-      return rows / seconds;
-    } finally {
-      CaptureBench.deleteQuietly(dir);
-    }
-  }
-
-  /**
    * {rows/s, live p99 ms in its own process, live p99 ms in the loader's JVM, fsync p99 ms, fsync max ms, control
-   * plane Ready p99 ms, Handshake p99 ms, 1 if the snapshot outlasted the control probes}.
+   * plane Ready p99 ms, Handshake p99 ms, 1 if the snapshot outlasted the control probes, rows/s of the snapshot into
+   * memory before it}: one broker serves the snapshot into memory (the control-plane probe meanwhile), then the timed
+   * snapshot into PostgreSQL (the live subscriptions measured meanwhile).
    */
   private double[] sluice(int run, SystemPostgres up, SystemPostgres down, long rows) throws Exception {
     down.exec("CREATE DATABASE sluice_target");
@@ -287,7 +283,6 @@ public final class SnapshotBench {
     try (BrokerProcess broker = BrokerProcess.start("snapshot-broker-" + run, BrokerProcess.options(dir, up.jdbcUrl())
         .withJvmArgs(brokerJvmArgs()), logs)) {
       ConcurrentLinkedQueue<Long> latencies = new ConcurrentLinkedQueue<>();
-      AtomicBoolean writing = new AtomicBoolean(true);
       // the live dispatcher is another collector's (its own connection), as another changefeed's would be
       try (SluiceClient client = SluiceClient.connect(ClientConfig.of(broker.grpcAddress()).withCollectorId("live"));
            SluiceClient loader = SluiceClient.connect(loaderConfig(broker.grpcAddress()))) {
@@ -311,20 +306,32 @@ public final class SnapshotBench {
         try (ChildJvm probe = ChildJvm.start("live-probe-" + run, LiveProbe.class, List.of("-Xmx256m"),
             List.of(broker.grpcAddress(), "public.e2e_live", Long.toString(start)), logs)) {
           probe.awaitLine("STREAMING", Duration.ofSeconds(60));
-          List<Thread> writers = new ArrayList<>();
-          for (int w = 0; w < 2; w++) {
-            int writer = w;
-            Thread t = new Thread(() -> write(up, writer, writing), "live-writer-" + w);
-            t.setDaemon(true);
-            t.start();
-            writers.add(t);
+          // first the same snapshot into memory (a counting listener: Debezium's output here, like for like), with
+          // the control-plane probe running meanwhile; the broker then is what a running broker is, one that served
+          // a snapshot before, when the timed snapshot into PostgreSQL starts
+          double toMemory = Double.NaN;
+          double[] control = {Double.NaN, Double.NaN, 0};
+          if (phase("memory")) {
+            AtomicLong read = new AtomicLong();
+            CompletableFuture<SnapshotOutcome> counted = new CompletableFuture<>();
+            SubscriptionHandle[] count = new SubscriptionHandle[1];
+            long m0 = System.nanoTime();
+            count[0] = loader.subscribe(Subscription.table(TABLE).from(up.currentLsn()).withSnapshot(),
+                loading(txn -> read.addAndGet(txn.rows().size()), count, counted));
+            control = controlPlaneDuringSnapshot(broker, client, start, counted, run);
+            SnapshotOutcome o = counted.get(1, TimeUnit.HOURS);
+            toMemory = rows / ((System.nanoTime() - m0) / 1e9);
+            count[0].close();
+            if (o.status() != SnapshotOutcome.Status.COMPLETE || read.get() != rows) {
+              throw new IllegalStateException("the Sluice snapshot into memory ended " + o.status() + " with "
+                  + read.get() + " rows of " + rows);
+            }
           }
-          TimeUnit.SECONDS.sleep(3);   // warm-up of the live path before the clock starts
+          TimeUnit.SECONDS.sleep(3);   // the live path settles before the clock starts
           latencies.clear();
           probe.command("RESET");
           probe.awaitLine("RESET done", Duration.ofSeconds(30));
           FsyncProbe fsync = FsyncProbe.start(dir);   // on the broker's filesystem: its capture forces each group
-          double[] control;
           long t0 = System.nanoTime();
           CompletableFuture<SnapshotOutcome> outcome = new CompletableFuture<>();
           try (JdbcUpsertSink sink = JdbcUpsertSink.open(JdbcSinkConfig.of("jdbc:postgresql://127.0.0.1:" + down.port()
@@ -334,7 +341,6 @@ public final class SnapshotBench {
             Subscription wanted = Subscription.table(TABLE).from(up.currentLsn()).withSnapshot();
             copy[0] = loader.subscribe(wanted,
                 loading(txn -> sink.apply(List.of(txn), txn.commitTs()), copy, outcome));
-            control = controlPlaneDuringSnapshot(broker, client, start, outcome, run);
             SnapshotOutcome o = outcome.get(1, TimeUnit.HOURS);
             if (o.status() != SnapshotOutcome.Status.COMPLETE) {
               throw new IllegalStateException("the Sluice snapshot ended " + o.status() + ": " + o.reason());
@@ -350,13 +356,9 @@ public final class SnapshotBench {
           }
           probe.command("REPORT");
           String[] report = probe.awaitLine("P99 ", Duration.ofSeconds(30)).split(" ");
-          writing.set(false);
-          for (Thread t : writers) {
-            t.join(TimeUnit.SECONDS.toMillis(30));
-          }
           long[] nanos = latencies.stream().mapToLong(us -> us * 1000).toArray();
           return new double[] {rows / seconds, Double.parseDouble(report[0]), Stats.percentileNanosToMs(nanos, 99),
-              fsyncP99, fsyncMax, control[0], control[1], control[2]};
+              fsyncP99, fsyncMax, control[0], control[1], control[2], toMemory};
         }
       }
     } finally {
@@ -394,7 +396,7 @@ public final class SnapshotBench {
 
   /** What {@link #sluice} returns when skipped: no figure. */
   private static final double[] SKIPPED_SLUICE = {Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-      Double.NaN, Double.NaN, 0};
+      Double.NaN, Double.NaN, 0, Double.NaN};
 
   /**
    * Whether a phase runs: all of them, unless {@code -Dsluice.bench.snapshotPhases} lists some (sluice, memory,
