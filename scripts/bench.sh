@@ -14,7 +14,9 @@ mode=${1:-full}
 only=${2:-all}
 case "$mode" in quick|full) ;; *) echo "usage: $0 quick|full [benchmarks]" >&2; exit 2 ;; esac
 command -v pgbench >/dev/null || { echo "pgbench is missing: run scripts/install-test-deps.sh" >&2; exit 1; }
-mvn -B -ntp -q -Pbench -DskipTests -pl it -am package
+# install, not package: the harness and the brokers it starts run the jars in ~/.m2 (it/target/bench.classpath),
+# so a package alone would bench whatever was installed last
+mvn -B -ntp -q -Pbench -DskipTests -pl it -am install
 cp="$(cat it/target/bench.classpath):it/target/classes"
 mkdir -p it/target/bench
 exec java -Xmx4g -Djava.io.tmpdir="$PWD/it/target" -cp "$cp" dev.sluice.it.bench.BenchMain \
