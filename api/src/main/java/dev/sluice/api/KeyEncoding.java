@@ -30,19 +30,23 @@ public final class KeyEncoding {
   /** The canonical bytes of {@code values}. */
   public static byte[] encode(List<Value> values) {
     if (values.size() == 1 && values.get(0).getKindCase() == Value.KindCase.INT64_VALUE) {
-      byte[] one = new byte[9];   // the usual key, one integer: no buffer to grow
-      one[0] = 0x02;
-      long v = values.get(0).getInt64Value();
-      for (int i = 0; i < 8; i++) {
-        one[1 + i] = (byte) (v >>> (56 - 8 * i));
-      }
-      return one;
+      return encodeInt64(values.get(0).getInt64Value());   // the usual key: no buffer to grow
     }
     Out out = new Out(16 * values.size() + 8);
     for (Value v : values) {
       write(out, v);
     }
     return out.toByteArray();
+  }
+
+  /** The canonical bytes of a key of one integer column holding {@code v}: what {@link #encode} gives for it. */
+  public static byte[] encodeInt64(long v) {
+    byte[] one = new byte[9];
+    one[0] = 0x02;
+    for (int i = 0; i < 8; i++) {
+      one[1 + i] = (byte) (v >>> (56 - 8 * i));
+    }
+    return one;
   }
 
   /** A growable byte array without ByteArrayOutputStream's locking (a key is encoded on one thread). */

@@ -65,6 +65,32 @@ public final class CopyText {
     return value(buf, start, fieldEnd(buf, start, end), column);
   }
 
+  /**
+   * Field {@code index} (from 0) of the line as a plain decimal integer (an optional sign and up to 18 digits, as
+   * PostgreSQL prints an integer column), or {@code fallback} when it is anything else (NULL, escaped, wider).
+   */
+  public static long plainLong(byte[] buf, int off, int end, int index, long fallback) {
+    int start = fieldStart(buf, off, end, index);
+    int stop = fieldEnd(buf, start, end);
+    int i = start;
+    boolean negative = i < stop && buf[i] == '-';
+    if (negative) {
+      i++;
+    }
+    if (i == stop || stop - i > 18) {
+      return fallback;
+    }
+    long v = 0;
+    for (; i < stop; i++) {
+      int d = buf[i] - '0';
+      if (d < 0 || d > 9) {
+        return fallback;
+      }
+      v = v * 10 + d;
+    }
+    return negative ? -v : v;
+  }
+
   /** Field {@code index} (from 0) of the line as text, unescaped; null for {@code \N}. */
   public static String field(byte[] buf, int off, int end, int index) {
     int start = fieldStart(buf, off, end, index);

@@ -132,6 +132,17 @@ class CopyTextTest {
   }
 
   @Test
+  void aPlainIntegerFieldReadsWithoutAValueAndAnythingElseGivesTheFallback() {
+    byte[] line = utf8("x\t-42\t123456789012345678\t1234567890123456789\t\\N\t+1\t1.5\t");
+    int end = line.length;
+    assertThat(CopyText.plainLong(line, 0, end, 1, 7)).isEqualTo(-42);
+    assertThat(CopyText.plainLong(line, 0, end, 2, 7)).isEqualTo(123456789012345678L);
+    for (int field : new int[] {0, 3, 4, 5, 6, 7}) {   // text, 19 digits, NULL, a sign PostgreSQL never prints, not
+      assertThat(CopyText.plainLong(line, 0, end, field, 7)).as("field %d", field).isEqualTo(7);   // integral, empty
+    }
+  }
+
+  @Test
   void aNewlineBesideBytesThatBorrowIsCountedOnce() {
     byte[] tricky = {'\n', 0x0B, '\n', 0x0A, 0x0B, 0x0B, (byte) 0x8A, '\n', 0x0B, '\n'};
     assertThat(CopyText.lineCount(tricky, 0, tricky.length)).isEqualTo(5);

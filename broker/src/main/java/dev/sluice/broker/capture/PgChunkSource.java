@@ -4,6 +4,7 @@ import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.SluiceException;
 import dev.sluice.api.pgtext.CopyText;
 import dev.sluice.api.v1.ColumnCodec;
+import dev.sluice.api.v1.TextCodec;
 import dev.sluice.api.v1.Value;
 import dev.sluice.broker.snapshot.ChunkPlanner;
 import dev.sluice.broker.snapshot.ChunkQuery;
@@ -252,19 +253,25 @@ public final class PgChunkSource implements ChunkSource {
       boolean cut = false;
       CopyOut out = c.unwrap(PGConnection.class).getCopyAPI()
           .copyOut(ChunkPlanner.keyedCopy(table, r.from().afterKey(), limit));
+      // the usual key, one integer column: its digits make the identity, no Value built per row
+      boolean oneInteger = keys.length == 1 && keyCodecs[0].getCodec() == TextCodec.TEXT_CODEC_INT;
       byte[] line;
+      byte[] last = null;
       while ((line = out.readFromCopy()) != null) {
         returned++;
         if (cut) {
           continue;   // past the byte limit: read to the end of the COPY, kept nowhere
         }
-        List<Value> key = new ArrayList<>(keys.length);
-        for (int k = 0; k < keys.length; k++) {
-          key.add(CopyText.value(line, 0, line.length - 1, keys[k], keyCodecs[k]));   // as capture, text if refused
+        RowIdentity id = null;
+        if (oneInteger) {
+          long k = CopyText.plainLong(line, 0, line.length - 1, keys[0], Long.MIN_VALUE);
+          id = k == Long.MIN_VALUE ? null : RowIdentity.ofInt64(k);
         }
-        RowIdentity id = RowIdentity.of(key);
+        if (id == null) {
+          id = RowIdentity.of(key(line, keys, keyCodecs));
+        }
         SnapshotRow row = SnapshotRow.line(id, id.keyHash(), line, codecs);
-        lastKey = key;
+        last = line;
         rows.add(row);
         bytes += row.bytes();
         if (bytes >= r.maxBytes()) {
@@ -274,6 +281,9 @@ public final class PgChunkSource implements ChunkSource {
       c.commit();
       if (!rows.isEmpty()) {
         rowBytes.put(table.tableId(), Math.max(1, bytes / rows.size()));
+      }
+      if (last != null) {
+        lastKey = key(last, keys, keyCodecs);
       }
       boolean exhausted = returned < limit && rows.size() == returned;
       return new SourceChunk(rows, new SnapshotPosition(lastKey, 0), exhausted, bytes);
@@ -313,6 +323,15 @@ public final class PgChunkSource implements ChunkSource {
     RowIdentity id = RowIdentity.of(identity);
     // encoded here, on the reader thread: the data plane copies the bytes into the READ row
     return SnapshotRow.encoded(id, keyless ? 0 : id.keyHash(), values);
+  }
+
+  /** The key columns of a COPY line (text a codec refuses is kept as text, as capture keeps it). */
+  private static List<Value> key(byte[] line, int[] keys, ColumnCodec[] keyCodecs) {
+    List<Value> key = new ArrayList<>(keys.length);
+    for (int k = 0; k < keys.length; k++) {
+      key.add(CopyText.value(line, 0, line.length - 1, keys[k], keyCodecs[k]));
+    }
+    return key;
   }
 
   private static Value parse(PgType type, String text) {

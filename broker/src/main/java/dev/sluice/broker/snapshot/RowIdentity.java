@@ -33,6 +33,11 @@ public final class RowIdentity {
     return new RowIdentity(KeyEncoding.encode(values));
   }
 
+  /** The identity of a row whose one key column is an integer holding {@code v}: {@code of(List.of(int64 v))}. */
+  public static RowIdentity ofInt64(long v) {
+    return new RowIdentity(KeyEncoding.encodeInt64(v));
+  }
+
   /**
    * {@link KeyHash#of} of the canonical bytes: for a keyed table's identity, the key hash capture gives the row
    * (murmur3 of the encoded key columns), computed once.

@@ -27,4 +27,13 @@ class RowIdentityTest {
     List<Value> key = List.of(Value.newBuilder().setInt64Value(42).build(), Value.newBuilder().setStringValue("a").build());
     assertThat(RowIdentity.of(key).keyHash()).isEqualTo(KeyHash.of(KeyEncoding.encode(key)));
   }
+
+  @Test
+  void anIntegerKeysFastIdentityIsItsValuesIdentity() {
+    for (long k : new long[] {0, 1, -1, 42, Long.MAX_VALUE, Long.MIN_VALUE, 1L << 40}) {
+      RowIdentity slow = RowIdentity.of(List.of(Value.newBuilder().setInt64Value(k).build()));
+      assertThat(RowIdentity.ofInt64(k)).isEqualTo(slow);
+      assertThat(RowIdentity.ofInt64(k).keyHash()).isEqualTo(slow.keyHash());
+    }
+  }
 }
