@@ -12,7 +12,6 @@ import dev.sluice.dispatcher.RowChangeView;
 import dev.sluice.dispatcher.RowImage;
 import dev.sluice.dispatcher.Transaction;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTransientException;
@@ -101,8 +100,8 @@ public final class JdbcUpsertSink implements Sink {
   private long appliedTransactions;
   private long skippedTransactions;
   private long stagedApplied;
-  /** Whether the open target transaction holds the fence row's lock (checked this transaction already). */
-  private boolean fenceLocked;
+  /** Fencing against an older owner of the changefeed; made once the home schema is known. */
+  private SinkFence fence;
   private long stagedSkipped;
 
   private JdbcUpsertSink(JdbcSinkConfig config) {
@@ -116,7 +115,8 @@ public final class JdbcUpsertSink implements Sink {
     JdbcUpsertSink sink = new JdbcUpsertSink(config);
     try {
       sink.connection();
-      sink.claimFence();   // before the progress is read: what an older owner committed until now is in it
+      sink.fence().claim(sink.connection, sink.tableOptions());   // before the progress is read: what an older owner
+                                                                   // committed until now is in it
       sink.progress.open(sink.connection, sink.homeSchema, sink.tableOptions());
       LOG.atInfo().addKeyValue("changefeedId", config.changefeedId())
           .addKeyValue("checkpointTs", sink.progress.checkpointTs()).addKeyValue("tables", sink.progress.tableCount())
@@ -190,7 +190,7 @@ public final class JdbcUpsertSink implements Sink {
       for (Map.Entry<Long, SinkCheckpoint.TableProgress> e : tables.entrySet()) {
         if (e.getValue().deferredKey() != null) {
           table = e.getValue().tableName();
-          guardFence();
+          fence().guard(connection);
           finishDeferred(e.getKey(), false);
           finished.add(table);
         }
@@ -220,7 +220,7 @@ public final class JdbcUpsertSink implements Sink {
     long ts = 0;
     try {
       connection();
-      guardFence();
+      fence().guard(connection);
       List<SinkChange> changes = constraintsRelaxed ? byTable(given) : given;
       // the tables rows go to are created before the first row: on MySQL a CREATE commits at once
       Set<Long> changedHere = new HashSet<>();
@@ -237,7 +237,7 @@ public final class JdbcUpsertSink implements Sink {
       for (SinkChange c : changes) {
         table = c instanceof SinkChange.Rows r ? r.transaction().tableName() : ((SinkChange.Schema) c).ddl().tableName();
         ts = c.commitTs();
-        guardFence();   // again after a commit inside this call (a CREATE or DDL on MySQL)
+        fence().guard(connection);   // again after a commit inside this call (a CREATE or DDL on MySQL)
         if (c instanceof SinkChange.Rows r) {
           writeRows(r.transaction());
         } else {
@@ -264,7 +264,7 @@ public final class JdbcUpsertSink implements Sink {
     }
     try {
       connection();
-      guardFence();
+      fence().guard(connection);
       commitStaged(Math.max(progress.checkpointTs(), changefeedCheckpointTs));
     } catch (SQLException e) {
       throw rollbackAndClassify(e, "(checkpoint)", changefeedCheckpointTs);
@@ -288,11 +288,11 @@ public final class JdbcUpsertSink implements Sink {
       boolean open = !staged.isEmpty();
       stage(tableId, base.withSnapshot(snapshot));
       if (base.deferredKey() != null && DeferredKeys.ends(base.snapshot(), snapshot)) {
-        guardFence();
+        fence().guard(connection);
         finishDeferred(tableId, false);   // not the snapshot that began the deferral any more
       }
       if (!open) {
-        guardFence();
+        fence().guard(connection);
         commitStaged(progress.checkpointTs());
       }
     } catch (SQLException e) {
@@ -311,7 +311,7 @@ public final class JdbcUpsertSink implements Sink {
       SinkCheckpoint.TableProgress base = p != null ? p : new SinkCheckpoint.TableProgress(tableName,
           Checkpoint.at(0), 0);
       stage(tableId, base.droppedAt(droppedTs));
-      guardFence();
+      fence().guard(connection);
       finishDeferred(tableId, true);   // the target table stays: with its key and the changes of its stream
       commitStaged(progress.checkpointTs());
       LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", tableName)
@@ -408,7 +408,9 @@ public final class JdbcUpsertSink implements Sink {
     }
     progress.writeCheckpoint(connection, checkpointTs);
     connection.commit();
-    fenceLocked = false;
+    if (fence != null) {
+      fence.transactionEnded();
+    }
     if (copyLoader != null) {
       copyLoader.transactionEnded();
     }
@@ -694,71 +696,12 @@ public final class JdbcUpsertSink implements Sink {
     return info.getTableName().isEmpty() ? info : TargetTypes.map(info, targetSchema(info));
   }
 
-  // ---- fencing -------------------------------------------------------------------------------
-
-  private String fenceTable() {
-    return dialect.qualified(homeSchema, JdbcSinkConfig.FENCE_TABLE);
-  }
-
-  /**
-   * Claims this writer's token: refused when a higher one is held; an unfenced writer only checks that
-   * none is.
-   */
-  private void claimFence() throws SQLException {
-    try (Statement st = connection.createStatement()) {
-      st.execute(dialect.createFenceTable(fenceTable(), tableOptions()));
+  /** The fence of this sink's changefeed in its home schema (known once connected). */
+  private SinkFence fence() {
+    if (fence == null) {
+      fence = new SinkFence(config, dialect, homeSchema);
     }
-    connection.commit();
-    long token = config.fenceToken();
-    long held = lockedFence();
-    if (held > token) {
-      connection.rollback();
-      throw fencedOut(held);
-    }
-    if (token > 0 && held < token) {
-      String sql = held < 0
-          ? "INSERT INTO " + fenceTable() + " (changefeed_id, fence_token, updated_at) VALUES (?, ?, " + dialect.now() + ")"
-          : "UPDATE " + fenceTable() + " SET fence_token = ?, updated_at = " + dialect.now() + " WHERE changefeed_id = ?";
-      try (PreparedStatement ps = connection.prepareStatement(sql)) {
-        ps.setString(held < 0 ? 1 : 2, config.changefeedId());
-        ps.setLong(held < 0 ? 2 : 1, token);
-        ps.executeUpdate();
-      }
-      LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("fenceToken", token)
-          .addKeyValue("previousToken", held).log("JDBC sink claimed the changefeed's fencing token");
-    }
-    connection.commit();
-  }
-
-  /** First in every fenced transaction: locks the fence row, refuses when a newer owner holds it. */
-  private void guardFence() throws SQLException {
-    if (config.fenceToken() == 0 || fenceLocked) {
-      return;   // unfenced: checked once at open
-    }
-    long held = lockedFence();
-    if (held > config.fenceToken()) {
-      connection.rollback();
-      throw fencedOut(held);
-    }
-    fenceLocked = true;
-  }
-
-  /** The claimed token, its row locked until the transaction ends; -1 when none was claimed. */
-  private long lockedFence() throws SQLException {
-    try (PreparedStatement ps = connection.prepareStatement("SELECT fence_token FROM " + fenceTable()
-        + " WHERE changefeed_id = ? FOR UPDATE")) {
-      ps.setString(1, config.changefeedId());
-      try (java.sql.ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? rs.getLong(1) : -1;
-      }
-    }
-  }
-
-  private FencedOutException fencedOut(long held) {
-    LOG.atWarn().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("fenceToken", config.fenceToken())
-        .addKeyValue("heldToken", held).log("JDBC sink refused a write: a newer owner holds a higher fencing token");
-    return new FencedOutException(config.changefeedId(), config.fenceToken(), held, "the target's "
-        + JdbcSinkConfig.FENCE_TABLE);
+    return fence;
   }
 
   private void connection() throws SQLException {
@@ -766,7 +709,9 @@ public final class JdbcUpsertSink implements Sink {
       return;
     }
     staged.clear();
-    fenceLocked = false;
+    if (fence != null) {
+      fence.transactionEnded();
+    }
     connection = JdbcTarget.connect(config.jdbcUrl(), config.user(), config.password());
     connection.setAutoCommit(false);
     writer = new RowWriter(connection, dialect, config.batchSize());
@@ -807,7 +752,9 @@ public final class JdbcUpsertSink implements Sink {
     staged.clear();
     stagedApplied = 0;
     stagedSkipped = 0;
-    fenceLocked = false;
+    if (fence != null) {
+      fence.transactionEnded();
+    }
     ensuredTables.clear();   // a CREATE rolled back with the transaction is made again
     if (copyLoader != null) {
       copyLoader.transactionEnded();
