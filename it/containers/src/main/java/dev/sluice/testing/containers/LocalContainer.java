@@ -178,13 +178,20 @@ public abstract class LocalContainer<SELF extends LocalContainer<SELF>> extends 
     try {
       super.start();
     } catch (RuntimeException e) {
+      ServerExit exit = exitBeforeReady;   // noted while the failed start was cleaned up, before it reached here
       for (Throwable t = e; t != null; t = t.getCause()) {
         if (t instanceof ContainerStartException own) {
+          if (exit != null) {
+            // the output's end came first and said so without the exit code, which the engine knows by now
+            ContainerStartException withCode = new ContainerStartException(describe() + " exited before it printed a"
+                + " line matching /" + readyLine + "/ (exit code " + exit.code() + ")" + lastOutput(exit.output()), own);
+            withCode.addSuppressed(e);
+            throw withCode;
+          }
           own.addSuppressed(e);
           throw own;
         }
       }
-      ServerExit exit = exitBeforeReady;
       if (exit != null) {
         // the server exited before Testcontainers followed its output (its own start checks failed first)
         throw new ContainerStartException(describe() + " exited before it printed a line matching /" + readyLine
@@ -203,7 +210,9 @@ public abstract class LocalContainer<SELF extends LocalContainer<SELF>> extends 
     try {
       InspectContainerResponse.ContainerState state = getDockerClient().inspectContainerCmd(getContainerId()).exec()
           .getState();
-      if (!Boolean.TRUE.equals(state.getRunning()) && !ready.isDone()) {
+      // not ready: its ready line never came (the wait may have ended already, by the output's end)
+      boolean wasReady = ready.isDone() && !ready.isCompletedExceptionally();
+      if (!Boolean.TRUE.equals(state.getRunning()) && !wasReady) {
         List<String> followed = recentOutput();
         exitBeforeReady = new ServerExit(state.getExitCodeLong(),
             followed.isEmpty() ? getLogs().lines().toList() : followed);
