@@ -124,8 +124,8 @@ public final class RowImage {
   /**
    * The value at column position {@code i}.
    *
-   * @throws IllegalArgumentException when the image is a COPY line whose values do not decode (the message names
-   *     the table, the column and the row seq)
+   * @throws IllegalArgumentException when the image is a COPY line of another width than its table (the message
+   *     names the table and the row seq)
    */
   public Value value(int i) {
     return values().get(i);
@@ -307,8 +307,8 @@ public final class RowImage {
   /**
    * The raw positional values (a COPY line's decoded on first use).
    *
-   * @throws IllegalArgumentException when the image is a COPY line whose values do not decode (the message names
-   *     the table, the column and the row seq)
+   * @throws IllegalArgumentException when the image is a COPY line of another width than its table (the message
+   *     names the table and the row seq)
    */
   public List<Value> values() {
     if (given != null) {
@@ -322,20 +322,15 @@ public final class RowImage {
     return v;
   }
 
-  /** The line's values, or an IllegalArgumentException naming the table, the first column that fails and the row. */
+  /**
+   * The line's values, or an IllegalArgumentException naming the table and row when the line has another number of
+   * fields than the table columns (a value its codec refuses is kept as its text, as capture keeps it).
+   */
   private List<Value> decode() {
-    byte[] buf = line.buffer();
     try {
-      return CopyText.values(buf, line.offset(), line.end(), columns);
-    } catch (RuntimeException whole) {
-      for (int i = 0; i < columns.size(); i++) {   // rare: find the column to name
-        try {
-          CopyText.value(buf, line.offset(), line.end(), i, columns.get(i));
-        } catch (RuntimeException e) {
-          throw undecodable("column " + table.getColumns(i).getName() + " (" + columns.get(i).getCodec() + ")", e);
-        }
-      }
-      throw undecodable("the line", whole);   // every column decodes: it has more fields than columns
+      return CopyText.values(line.buffer(), line.offset(), line.end(), columns);
+    } catch (RuntimeException e) {
+      throw undecodable("the line", e);
     }
   }
 
