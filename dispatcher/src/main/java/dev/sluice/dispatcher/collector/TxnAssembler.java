@@ -122,8 +122,8 @@ final class TxnAssembler {
 
   /**
    * One READ row per line of {@code copy} (validated: {@link ReceiverRules#copyRowsWellFormed}), line i at row seq
-   * {@code first_row_seq + i}; the lines' bytes are copied out of the message once, and every image points into
-   * that one array.
+   * {@code first_row_seq + i}; every image points into the array the parser copied the lines' bytes into, none is
+   * copied again.
    */
   private void addLines(long commitTs, CopyRows copy, TableInfo tableInfo, Checkpoint alreadyDelivered) {
     int count = copy.getRowCount();
@@ -135,12 +135,13 @@ final class TxnAssembler {
       rowsSkipped = true;
       return;
     }
-    byte[] lines = copy.getLines().toByteArray();
+    LineBytes bytes = LineBytes.of(copy.getLines());   // the parsed message's array, not a copy of it
+    byte[] lines = bytes.array();
     List<ColumnCodec> columns = List.copyOf(copy.getColumnsList());   // one list for every image of the batch
     RowImage absent = RowImage.of(tableInfo, List.of());
-    int offset = 0;
+    int offset = bytes.from();
     for (int i = 0; i < count; i++) {
-      int end = CopyText.lineEnd(lines, offset, lines.length);
+      int end = CopyText.lineEnd(lines, offset, bytes.to());
       long rowSeq = firstRowSeq + i;
       if (alreadyDelivered.covers(commitTs, rowSeq)) {
         rowsSkipped = true;

@@ -125,6 +125,20 @@ class TxnAssemblerTest {
   }
 
   @Test
+  void linesInsideALargerArrayAreReadInPlaceFromTheirOffset() {
+    DmlBatch plain = copyPart(0, true, 0, 6);
+    ByteString padded = ByteString.copyFromUtf8("padding\n").concat(plain.getCopyRows().getLines())
+        .concat(ByteString.copyFromUtf8("more\n"));
+    ByteString inside = ByteString.copyFrom(padded.toByteArray()).substring(8, 8 + plain.getCopyRows().getLines().size());
+    DmlBatch shifted = plain.toBuilder().setCopyRows(plain.getCopyRows().toBuilder().setLines(inside)).build();
+
+    Transaction t = assemble(Checkpoint.at(TS - 1), shifted).get(0);
+
+    assertThat(t.rows().get(0).after().copyLine().offset()).isEqualTo(8);
+    assertThat(t).isEqualTo(assemble(Checkpoint.at(TS - 1), rowPart(0, true, 0, 6)).get(0));
+  }
+
+  @Test
   void aResumeCheckpointInsideTheChunkSkipsTheLinesItCovers() {
     List<Transaction> lines = assemble(Checkpoint.inside(TS, 7), copyPart(1, false, 5, 9), copyPart(2, true, 10, 11));
 
