@@ -114,9 +114,8 @@ final class ChunkEncoder {
       if (last) {
         part.setLastFragment(true).setSnapshot(c.progress());
       }
-      byte[] bytes = lines ? CopyLines.dmlBatch(part.build(), merged, first, i)
-          : ReadRows.dmlBatch(part.build(), merged, first, i);
-      out.add(PendingEvent.encoded(PendingEvent.DML, bytes, c.highTs()));
+      out.add(lines ? PendingEvent.lines(CopyLines.part(part.build(), merged, first, i), c.highTs())
+          : PendingEvent.encoded(PendingEvent.DML, ReadRows.dmlBatch(part.build(), merged, first, i), c.highTs()));
       fragment++;
       if (last) {
         if (c.last()) {

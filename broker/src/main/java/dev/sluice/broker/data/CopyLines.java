@@ -47,6 +47,23 @@ final class CopyLines {
    * its copy_rows, row seqs from {@code from}.
    */
   static byte[] dmlBatch(DmlBatch header, List<SnapshotRow> rows, int from, int to) {
+    Part part = part(header, rows, from, to);
+    byte[] out = new byte[part.size()];
+    CodedOutputStream o = CodedOutputStream.newInstance(out);
+    try {
+      part.writeTo(o);
+      o.checkNoSpaceLeft();
+    } catch (IOException e) {
+      throw new UncheckedIOException("encoding COPY text rows into an array of their size", e);
+    }
+    return out;
+  }
+
+  /**
+   * The same DmlBatch sized but not written yet: an event batch writes it straight into its own bytes
+   * ({@link PendingEvent#lines}), so the lines are copied once on their way out.
+   */
+  static Part part(DmlBatch header, List<SnapshotRow> rows, int from, int to) {
     if (to <= from) {
       throw new IllegalArgumentException("a CopyRows part needs a row: [" + from + ", " + to + ")");
     }
@@ -66,9 +83,14 @@ final class CopyLines {
       copyRows += 1 + CodedOutputStream.computeMessageSizeNoTag(c);
     }
     int size = header.getSerializedSize() + 1 + CodedOutputStream.computeUInt32SizeNoTag(copyRows) + copyRows;
-    byte[] out = new byte[size];
-    CodedOutputStream o = CodedOutputStream.newInstance(out);
-    try {
+    return new Part(header, rows, from, to, columns, lines, hashes, copyRows, size);
+  }
+
+  /** One DmlBatch of COPY text rows, its sizes computed: {@link #writeTo} writes {@link #size()} bytes. */
+  record Part(DmlBatch header, List<SnapshotRow> rows, int from, int to, List<ColumnCodec> columns, int lines,
+      int hashes, int copyRows, int size) {
+
+    void writeTo(CodedOutputStream o) throws IOException {
       header.writeTo(o);
       o.writeUInt32NoTag(COPY_ROWS_TAG);
       o.writeUInt32NoTag(copyRows);
@@ -93,10 +115,6 @@ final class CopyLines {
         o.writeUInt32NoTag(c.getSerializedSize());
         c.writeTo(o);
       }
-      o.checkNoSpaceLeft();
-    } catch (IOException e) {
-      throw new UncheckedIOException("encoding COPY text rows into an array of their size", e);
     }
-    return out;
   }
 }

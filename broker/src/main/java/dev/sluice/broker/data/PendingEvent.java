@@ -9,7 +9,7 @@ import java.util.List;
  * either already encoded (DDL, sync point) or a DML batch kept as its stored row bytes, so the row
  * bytes are copied exactly once, into the outgoing message.
  */
-abstract sealed class PendingEvent permits PendingEvent.Encoded, PendingEvent.Dml {
+abstract sealed class PendingEvent permits PendingEvent.Encoded, PendingEvent.Dml, PendingEvent.Lines {
 
   static final int DML = 2;
   static final int DDL = 3;
@@ -54,6 +54,31 @@ abstract sealed class PendingEvent permits PendingEvent.Encoded, PendingEvent.Dm
 
   static PendingEvent encoded(int field, byte[] payload, long commitTs) {
     return new Encoded(field, payload, commitTs);
+  }
+
+  /** A snapshot chunk's COPY text rows as a DML payload, their lines copied once: into the event batch. */
+  static PendingEvent lines(CopyLines.Part part, long commitTs) {
+    return new Lines(part, commitTs);
+  }
+
+  /** A DmlBatch of COPY text rows ({@link CopyLines}), written into the event batch when it is encoded. */
+  static final class Lines extends PendingEvent {
+    private final CopyLines.Part part;
+
+    Lines(CopyLines.Part part, long commitTs) {
+      super(DML, commitTs);
+      this.part = part;
+    }
+
+    @Override
+    int payloadSize() {
+      return part.size();
+    }
+
+    @Override
+    void writePayload(CodedOutputStream out) throws IOException {
+      part.writeTo(out);
+    }
   }
 
   /** A payload already in wire form. */

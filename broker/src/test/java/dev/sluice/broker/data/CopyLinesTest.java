@@ -50,8 +50,13 @@ class CopyLinesTest {
         sizes += CopyLines.size(rows.get(i));
       }
       expected.setLines(ByteString.copyFromUtf8(lines.toString()));
-      DmlBatch parsed = DmlBatch.parseFrom(CopyLines.dmlBatch(header, rows, range[0], range[1]));
+      byte[] bytes = CopyLines.dmlBatch(header, rows, range[0], range[1]);
+      DmlBatch parsed = DmlBatch.parseFrom(bytes);
       assertThat(parsed).isEqualTo(header.toBuilder().setCopyRows(expected).build());
+      // the event an event batch writes the lines from holds the same bytes
+      PendingEvent event = PendingEvent.lines(CopyLines.part(header, rows, range[0], range[1]), 123456789L);
+      assertThat(event.payloadSize()).isEqualTo(bytes.length);
+      assertThat(event.payload()).isEqualTo(bytes);
       assertThat(sizes).isLessThan(parsed.getSerializedSize());
       assertThat(CopyText.rowChanges(parsed.getCopyRows())).extracting(rc -> rc.getAfterList())
           .containsExactlyElementsOf(rows.subList(range[0], range[1]).stream().map(SnapshotRow::values).toList());
