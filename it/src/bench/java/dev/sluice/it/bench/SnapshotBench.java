@@ -69,6 +69,9 @@ public final class SnapshotBench {
 
   private static final String TABLE = "public.pgbench_accounts";
   private static final int CONTROL_PROBES = 200;
+  // the live probe is an instrument: C1 only, since at its few hundred transactions a second the C2 compiler kept
+  // compiling through the timed phase (43 % of the probe's 1 s of CPU there, on a machine the snapshot keeps busy)
+  private static final List<String> PROBE_JVM_ARGS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1");
 
   private final Path work;
   private final Path logs;
@@ -158,7 +161,7 @@ public final class SnapshotBench {
         new Figure("snapshot_e2e_p99_ms", "live upstream commit -> listener p99 while the snapshot runs",
             Stats.median(p99s), "ms", 100, false, Double.NaN, runs,
             "2 writers x 100 txns/s x 10-row inserts into another table, one library subscription on it in a JVM"
-            + " of its own (another application's; -Xmx256m), during the timed snapshot into PostgreSQL; the"
+            + " of its own (another application's; -Xmx256m, C1 only: an instrument), during the timed snapshot into PostgreSQL; the"
             + " broker's fsync on its filesystem in the same phase for comparison (snapshot_fsync_max_ms: capture"
             + " serves each group of transactions when written and fsyncs it behind, and the downstream database's"
             + " COPY writes to the same disk); " + how),
@@ -213,16 +216,17 @@ public final class SnapshotBench {
         writers.add(t);
       }
       try {
+        // each phase starts from the same state, whichever ran before it (settle)
         if (sluiceFirst) {
-          sl = phase("sluice") ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
-          d = phase("dump") ? pgDump(up, down, rows) : Double.NaN;
-          x = phase("indexed") ? indexedCopy(up, down, rows) : Double.NaN;
-          z = phase("debezium") ? debezium(up, rows) : Double.NaN;
+          sl = phase("sluice") && settle(up, down) ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
+          d = phase("dump") && settle(up, down) ? pgDump(up, down, rows) : Double.NaN;
+          x = phase("indexed") && settle(up, down) ? indexedCopy(up, down, rows) : Double.NaN;
+          z = phase("debezium") && settle(up, down) ? debezium(up, rows) : Double.NaN;
         } else {
-          z = phase("debezium") ? debezium(up, rows) : Double.NaN;
-          x = phase("indexed") ? indexedCopy(up, down, rows) : Double.NaN;
-          d = phase("dump") ? pgDump(up, down, rows) : Double.NaN;
-          sl = phase("sluice") ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
+          z = phase("debezium") && settle(up, down) ? debezium(up, rows) : Double.NaN;
+          x = phase("indexed") && settle(up, down) ? indexedCopy(up, down, rows) : Double.NaN;
+          d = phase("dump") && settle(up, down) ? pgDump(up, down, rows) : Double.NaN;
+          sl = phase("sluice") && settle(up, down) ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
         }
       } finally {
         writing.set(false);
@@ -303,7 +307,7 @@ public final class SnapshotBench {
         });
         handle[0].streaming().toCompletableFuture().get(60, TimeUnit.SECONDS);
         // and the same subscription in a process of its own: another application's, next to the loader's
-        try (ChildJvm probe = ChildJvm.start("live-probe-" + run, LiveProbe.class, List.of("-Xmx256m"),
+        try (ChildJvm probe = ChildJvm.start("live-probe-" + run, LiveProbe.class, PROBE_JVM_ARGS,
             List.of(broker.grpcAddress(), "public.e2e_live", Long.toString(start)), logs)) {
           probe.awaitLine("STREAMING", Duration.ofSeconds(60));
           // first the same snapshot into memory (a counting listener: Debezium's output here, like for like), with
@@ -392,6 +396,25 @@ public final class SnapshotBench {
 
   private static String oneDecimal(List<Double> values) {
     return values.stream().map(v -> String.format("%.1f", v)).toList().toString();
+  }
+
+  /**
+   * Puts the machine back to the state the first phase found, so that no phase pays for the one before it: drops
+   * the downstream databases and the upstream's inactive replication slots earlier phases left, checkpoints both
+   * servers, writes the page cache's dirty pages to disk and collects this JVM's garbage. Without it, in the two
+   * full runs of 2026-12-07, Sluice's two slowest runs of six (0.41 and 0.43M rows/s, against 0.42-0.58M) were
+   * the two where it went last, after 10M rows written downstream by the phases before it. Always true (a guard).
+   */
+  private static boolean settle(SystemPostgres up, SystemPostgres down) throws Exception {
+    for (String db : List.of("sluice_target", "dump_target", "indexed_target")) {
+      down.exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
+    }
+    up.exec("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE NOT active");
+    up.exec("CHECKPOINT");
+    down.exec("CHECKPOINT");
+    run("sync", "sync");
+    System.gc();
+    return true;
   }
 
   /** What {@link #sluice} returns when skipped: no figure. */
