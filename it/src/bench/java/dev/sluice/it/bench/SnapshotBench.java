@@ -131,7 +131,8 @@ public final class SnapshotBench {
         + " downstream database, subscribe to snapshot complete (default snapshot settings: 2 readers, 8,192-row"
         + " chunks), two live subscriptions on the written table meanwhile; pg_dump -t | psql of the same table"
         + " (COPY, then the key's index build); Debezium embedded 3.6.1.Final initial_only snapshot into memory"
-        + " (Connect records, no downstream); medians over %d runs, alternating order", scale, rows,
+        + " (Connect records, no downstream); medians over %d runs, alternating order, each phase from the same state"
+        + " (targets and idle slots dropped, both servers checkpointed, dirty pages synced)", scale, rows,
         SystemPostgres.installation().getParent().getFileName(), runs);
     return List.of(
         new Figure("snapshot_rows_per_s", "Sluice snapshot rows/s into a downstream PostgreSQL", Stats.median(sluice),
