@@ -125,13 +125,13 @@ public final class PgChunkSource implements ChunkSource {
 
   private long count(TableInfo table) throws SQLException {
     try (Statement s = connection().createStatement();
-        ResultSet rs = s.executeQuery("SELECT count(*) FROM " + ChunkPlanner.qualified(table))) {
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM ONLY " + ChunkPlanner.qualified(table))) {
       return rs.next() ? rs.getLong(1) : 0;
     }
   }
 
   private long plannedRows(TableInfo table) throws SQLException {
-    String sql = "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + ChunkPlanner.qualified(table);
+    String sql = "EXPLAIN (FORMAT JSON) SELECT 1 FROM ONLY " + ChunkPlanner.qualified(table);
     try (Statement s = connection().createStatement(); ResultSet rs = s.executeQuery(sql)) {
       if (!rs.next()) {
         return 0;

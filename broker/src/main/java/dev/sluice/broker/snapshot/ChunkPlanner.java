@@ -13,7 +13,7 @@ import java.util.List;
  * columns, which the key's btree index serves as a range scan, so every chunk costs its own rows and not
  * the rows before it:
  * <pre>
- * SELECT t0."id", t0."name" FROM "public"."orders" AS t0
+ * SELECT t0."id", t0."name" FROM ONLY "public"."orders" AS t0
  *  WHERE (t0."id") &gt; (CAST(? AS bigint)) ORDER BY t0."id" LIMIT 8192
  * </pre>
  * The position's values are bound as text and cast to each key column's type (its {@code format_type}),
@@ -21,7 +21,7 @@ import java.util.List;
  *
  * <p><b>Keyless tables</b> are read by heap block, a TID range scan (PostgreSQL 14+):
  * <pre>
- * SELECT t0."a", t0.ctid FROM "public"."log" AS t0
+ * SELECT t0."a", t0.ctid FROM ONLY "public"."log" AS t0
  *  WHERE t0.ctid &gt;= '(512,0)'::tid AND t0.ctid &lt; '(1024,0)'::tid ORDER BY t0.ctid
  * </pre>
  *
@@ -77,7 +77,7 @@ public final class ChunkPlanner {
    * parameters, so the position's values are literals ({@code E'...'}, quotes and backslashes escaped), cast to
    * each key column's type as {@link #keyed} casts its parameters.
    * <pre>
-   * COPY (SELECT t0."id", t0."name" FROM "public"."orders" AS t0
+   * COPY (SELECT t0."id", t0."name" FROM ONLY "public"."orders" AS t0
    *  WHERE (t0."id") &gt; (CAST(E'8192' AS bigint)) ORDER BY t0."id" LIMIT 8192) TO STDOUT
    * </pre>
    */
@@ -109,7 +109,9 @@ public final class ChunkPlanner {
     if (withCtid) {
       sql.append(table.columns().isEmpty() ? "" : ", ").append("t0.ctid");
     }
-    sql.append(" FROM ").append(quote(table.schemaName())).append('.').append(quote(table.tableName()))
+    // ONLY: a parent's snapshot is its own rows, as its captured changes are; an inheriting table or a partition is
+    // a table of its own, snapshotted (and captured) under its own name
+    sql.append(" FROM ONLY ").append(quote(table.schemaName())).append('.').append(quote(table.tableName()))
         .append(" AS t0");
     return sql;
   }

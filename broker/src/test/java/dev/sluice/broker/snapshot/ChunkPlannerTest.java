@@ -23,14 +23,14 @@ class ChunkPlannerTest {
   @Test
   void aCopyOfTheFirstChunkReadsFromTheFirstKey() {
     assertThat(ChunkPlanner.keyedCopy(TABLE, List.of(), 100)).isEqualTo("COPY (SELECT t0.\"k\", t0.\"n\", t0.\"v\""
-        + " FROM \"public\".\"odd \"\"names\"\"\" AS t0 ORDER BY t0.\"k\", t0.\"n\" LIMIT 100) TO STDOUT");
+        + " FROM ONLY \"public\".\"odd \"\"names\"\"\" AS t0 ORDER BY t0.\"k\", t0.\"n\" LIMIT 100) TO STDOUT");
   }
 
   @Test
   void aCopyAfterAKeyHasItsValuesAsEscapedLiteralsCastToTheColumnTypes() {
     String sql = ChunkPlanner.keyedCopy(TABLE, List.of(text("it's a \\ back'slash"),
         Value.newBuilder().setInt64Value(-7).build()), 8192);
-    assertThat(sql).isEqualTo("COPY (SELECT t0.\"k\", t0.\"n\", t0.\"v\" FROM \"public\".\"odd \"\"names\"\"\" AS t0"
+    assertThat(sql).isEqualTo("COPY (SELECT t0.\"k\", t0.\"n\", t0.\"v\" FROM ONLY \"public\".\"odd \"\"names\"\"\" AS t0"
         + " WHERE (t0.\"k\", t0.\"n\") > (CAST(E'it''s a \\\\ back''slash' AS text), CAST(E'-7' AS integer))"
         + " ORDER BY t0.\"k\", t0.\"n\" LIMIT 8192) TO STDOUT");
     assertThat(ChunkPlanner.keyed(TABLE, List.of(text("x"), Value.newBuilder().setInt64Value(1).build()), 5)

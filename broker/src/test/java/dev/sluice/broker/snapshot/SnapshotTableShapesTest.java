@@ -25,6 +25,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
@@ -76,6 +77,45 @@ class SnapshotTableShapesTest {
     assertThat(r.marks).allSatisfy(m -> assertThat(m.next().afterKey()).isEmpty());
     assertThat(r.marks.get(r.marks.size() - 1).next().nextBlock()).isPositive();
     assertThat(multiset(r.readImages())).isEqualTo(multiset(upstream("SELECT at::text, msg FROM public.log")));
+  }
+
+  @Test
+  void aParentsSnapshotHoldsOnlyItsOwnRowsAsItsCapturedChangesDo() throws Exception {
+    // capture publishes a child's and a partition's changes under their own names: their rows are theirs alone
+    sb.pg.exec("CREATE TABLE public.vehicles (id int PRIMARY KEY, kind text)",
+        "CREATE TABLE public.trucks (payload int) INHERITS (public.vehicles)",
+        "CREATE TABLE public.notes (msg text)", "CREATE TABLE public.loud_notes (level int) INHERITS (public.notes)",
+        "CREATE TABLE public.measures (id int, at int, PRIMARY KEY (id, at)) PARTITION BY RANGE (at)",
+        "CREATE TABLE public.measures_low PARTITION OF public.measures FOR VALUES FROM (0) TO (100)",
+        "INSERT INTO public.vehicles SELECT i, 'car' FROM generate_series(1, 30) i",
+        "INSERT INTO public.trucks SELECT i, 'truck', i * 10 FROM generate_series(31, 50) i",
+        "INSERT INTO public.notes SELECT 'n' || i FROM generate_series(1, 25) i",
+        "INSERT INTO public.loud_notes SELECT 'loud' || i, i FROM generate_series(1, 15) i",
+        "INSERT INTO public.measures SELECT i, i % 100 FROM generate_series(1, 40) i");
+    long start = sb.caughtUp();
+    Map<String, Recorder> recorders = new LinkedHashMap<>();
+    try (SluiceClient client = client()) {
+      for (String table : List.of("public.vehicles", "public.trucks", "public.notes", "public.measures",
+          "public.measures_low")) {
+        Recorder r = new Recorder();
+        r.subscribe(client, Subscription.table(table).from(start).withSnapshot());
+        recorders.put(table, r);
+      }
+      recorders.values().forEach(Recorder::awaitOutcome);
+    }
+    recorders.forEach((table, r) ->
+        assertThat(r.outcome.get().status()).as(table).isEqualTo(SnapshotOutcome.Status.COMPLETE));
+    assertThat(recorders.get("public.vehicles").readImages()).hasSize(30);
+    assertThat(multiset(recorders.get("public.vehicles").readImages()))
+        .isEqualTo(multiset(upstream("SELECT id::text, kind FROM ONLY public.vehicles")));
+    assertThat(multiset(recorders.get("public.trucks").readImages()))
+        .isEqualTo(multiset(upstream("SELECT id::text, kind, payload::text FROM public.trucks")));
+    assertThat(multiset(recorders.get("public.notes").readImages()))
+        .isEqualTo(multiset(upstream("SELECT msg FROM ONLY public.notes")));
+    assertThat(recorders.get("public.notes").readImages()).hasSize(25);
+    assertThat(recorders.get("public.measures").readImages()).as("a partitioned table holds no rows of its own")
+        .isEmpty();
+    assertThat(recorders.get("public.measures_low").readImages()).hasSize(40);
   }
 
   @Test
