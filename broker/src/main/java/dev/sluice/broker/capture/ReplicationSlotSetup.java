@@ -37,12 +37,22 @@ final class ReplicationSlotSetup {
 
   private ReplicationSlotSetup() {}
 
-  /** Creates the publication {@code FOR ALL TABLES} when it does not exist (needs a superuser). */
+  /**
+   * Creates the publication {@code FOR ALL TABLES} when it does not exist (needs a superuser); refuses one that
+   * publishes partitions' changes under their root ({@code publish_via_partition_root}): Sluice captures, snapshots
+   * and copies each partition as a table of its own, so such a publication's rows would land in the root's stream
+   * while the partitions' snapshots delivered them again under the partitions' names.
+   */
   static void ensurePublication(Connection c, UpstreamChecks.Server server, String publication) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT 1 FROM pg_catalog.pg_publication WHERE pubname = ?")) {
+    // pubviaroot through to_jsonb: the column is PostgreSQL 13's, and 12 publishes every partition on its own
+    try (PreparedStatement ps = c.prepareStatement("SELECT coalesce((pg_catalog.to_jsonb(p) ->> 'pubviaroot')::bool,"
+        + " false) FROM pg_catalog.pg_publication p WHERE p.pubname = ?")) {
       ps.setString(1, publication);
       try (ResultSet rs = ps.executeQuery()) {
         if (rs.next()) {
+          if (rs.getBoolean(1)) {
+            throw UpstreamMisconfiguredException.publishedViaRoot(publication);
+          }
           return;
         }
       }

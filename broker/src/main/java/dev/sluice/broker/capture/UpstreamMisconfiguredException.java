@@ -41,6 +41,14 @@ public final class UpstreamMisconfiguredException extends FatalException {
         + "CREATE PUBLICATION " + publication + " FOR ALL TABLES; or create it FOR TABLE with the tables to capture");
   }
 
+  static UpstreamMisconfiguredException publishedViaRoot(String publication) {
+    return new UpstreamMisconfiguredException("publication", "publication " + publication + " publishes the changes"
+        + " of partitions under their root (publish_via_partition_root = true), but Sluice captures and snapshots"
+        + " each partition as a table of its own; run ALTER PUBLICATION " + publication + " SET"
+        + " (publish_via_partition_root = false), or give Sluice a publication of its own (capture.publication; one"
+        + " that does not exist is created FOR ALL TABLES)");
+  }
+
   static UpstreamMisconfiguredException serverVersion(int versionNum) {
     return new UpstreamMisconfiguredException("server_version", "PostgreSQL server version " + versionNum
         + " is too old; capture needs PostgreSQL 12 or newer");

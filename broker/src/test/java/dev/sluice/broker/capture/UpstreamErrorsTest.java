@@ -54,6 +54,25 @@ class UpstreamErrorsTest {
   }
 
   @Test
+  void aPublicationPublishingPartitionsViaTheirRootIsRefusedWithTheFix(@TempDir Path dir) {
+    try (TestPostgres pg = TestPostgres.start()) {
+      pg.exec("CREATE PUBLICATION sluice_pub FOR ALL TABLES WITH (publish_via_partition_root = true)");
+      try (CaptureHarness h = new CaptureHarness(dir, external(pg, "postgres"), CaptureHarness.config())) {
+        assertThatThrownBy(h.capture::start).isInstanceOf(UpstreamMisconfiguredException.class)
+            .hasMessageContaining("publication sluice_pub publishes the changes of partitions under their root")
+            .hasMessageContaining("ALTER PUBLICATION sluice_pub SET (publish_via_partition_root = false)")
+            .satisfies(e -> assertThat(((UpstreamMisconfiguredException) e).setting()).isEqualTo("publication"));
+      }
+      pg.exec("ALTER PUBLICATION sluice_pub SET (publish_via_partition_root = false)");
+      try (CaptureHarness h = new CaptureHarness(dir.resolve("again"), external(pg, "postgres"),
+          CaptureHarness.config())) {
+        h.capture.start();
+        await().atMost(Duration.ofSeconds(60)).until(() -> h.capture.status().state() == CaptureState.STREAMING);
+      }
+    }
+  }
+
+  @Test
   void unreachableUpstreamIsRetriedWithBackoffUntilItAppears(@TempDir Path dir) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
