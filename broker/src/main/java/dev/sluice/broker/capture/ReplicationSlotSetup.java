@@ -6,6 +6,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import org.postgresql.PGConnection;
 import org.postgresql.replication.ReplicationSlotInfo;
@@ -41,7 +42,8 @@ final class ReplicationSlotSetup {
    * Creates the publication {@code FOR ALL TABLES} when it does not exist (needs a superuser); refuses one that
    * publishes partitions' changes under their root ({@code publish_via_partition_root}): Sluice captures, snapshots
    * and copies each partition as a table of its own, so such a publication's rows would land in the root's stream
-   * while the partitions' snapshots delivered them again under the partitions' names.
+   * while the partitions' snapshots delivered them again under the partitions' names. Refuses one that filters the
+   * rows or columns of a table too (a row filter, a column list): a snapshot reads every row and column.
    */
   static void ensurePublication(Connection c, UpstreamChecks.Server server, String publication) throws SQLException {
     // pubviaroot through to_jsonb: the column is PostgreSQL 13's, and 12 publishes every partition on its own
@@ -52,6 +54,10 @@ final class ReplicationSlotSetup {
         if (rs.next()) {
           if (rs.getBoolean(1)) {
             throw UpstreamMisconfiguredException.publishedViaRoot(publication);
+          }
+          List<String> filtered = filteredTables(c, publication);
+          if (!filtered.isEmpty()) {
+            throw UpstreamMisconfiguredException.filteredTables(publication, filtered);
           }
           return;
         }
@@ -70,6 +76,29 @@ final class ReplicationSlotSetup {
       throw e;
     }
     log.atInfo().addKeyValue("publication", publication).log("created publication FOR ALL TABLES");
+  }
+
+  /**
+   * Tables of {@code publication} published with a row filter or a column list (PostgreSQL 15), at most five: their
+   * log carries some rows or some columns, while a snapshot reads, and a table info describes, all of them.
+   */
+  private static List<String> filteredTables(Connection c, String publication) throws SQLException {
+    // through to_jsonb: prqual and prattrs are PostgreSQL 15's columns
+    try (PreparedStatement ps = c.prepareStatement("SELECT pg_catalog.format('%I.%I', n.nspname, c.relname)"
+        + " FROM pg_catalog.pg_publication_rel r JOIN pg_catalog.pg_publication p ON p.oid = r.prpubid"
+        + " JOIN pg_catalog.pg_class c ON c.oid = r.prrelid JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+        + " WHERE p.pubname = ?"
+        + " AND ((pg_catalog.to_jsonb(r) ->> 'prqual') IS NOT NULL OR (pg_catalog.to_jsonb(r) ->> 'prattrs') IS NOT NULL)"
+        + " ORDER BY 1 LIMIT 5")) {
+      ps.setString(1, publication);
+      List<String> out = new ArrayList<>();
+      try (ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          out.add(rs.getString(1));
+        }
+      }
+      return out;
+    }
   }
 
   /** Creates the slot and reads the table definitions in its exported snapshot. */

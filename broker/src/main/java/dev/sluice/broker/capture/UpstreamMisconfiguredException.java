@@ -49,6 +49,14 @@ public final class UpstreamMisconfiguredException extends FatalException {
         + " that does not exist is created FOR ALL TABLES)");
   }
 
+  static UpstreamMisconfiguredException filteredTables(String publication, java.util.List<String> tables) {
+    return new UpstreamMisconfiguredException("publication", "publication " + publication + " publishes "
+        + String.join(", ", tables) + " with a row filter (WHERE) or a column list, but Sluice captures and snapshots"
+        + " whole rows of whole tables: a snapshot would copy rows and columns the log never updates; publish those"
+        + " tables whole (ALTER PUBLICATION " + publication + " SET TABLE ... without WHERE or columns), or give Sluice"
+        + " a publication of its own (capture.publication; one that does not exist is created FOR ALL TABLES)");
+  }
+
   static UpstreamMisconfiguredException serverVersion(int versionNum) {
     return new UpstreamMisconfiguredException("server_version", "PostgreSQL server version " + versionNum
         + " is too old; capture needs PostgreSQL 12 or newer");

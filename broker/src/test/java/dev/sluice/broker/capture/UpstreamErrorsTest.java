@@ -73,6 +73,28 @@ class UpstreamErrorsTest {
   }
 
   @Test
+  void aPublicationFilteringRowsOrColumnsIsRefusedNamingTheTables(@TempDir Path dir) {
+    try (TestPostgres pg = TestPostgres.start()) {
+      pg.exec("CREATE TABLE public.orders (id int PRIMARY KEY, note text)",
+          "CREATE TABLE public.items (id int PRIMARY KEY, sku text, secret text)",
+          "CREATE PUBLICATION sluice_pub FOR TABLE public.orders WHERE (id > 10), public.items (id, sku)");
+      try (CaptureHarness h = new CaptureHarness(dir, external(pg, "postgres"), CaptureHarness.config())) {
+        assertThatThrownBy(h.capture::start).isInstanceOf(UpstreamMisconfiguredException.class)
+            .hasMessageContaining("publication sluice_pub publishes public.items, public.orders with a row filter (WHERE) or a"
+                + " column list")
+            .hasMessageContaining("ALTER PUBLICATION sluice_pub SET TABLE")
+            .satisfies(e -> assertThat(((UpstreamMisconfiguredException) e).setting()).isEqualTo("publication"));
+      }
+      pg.exec("ALTER PUBLICATION sluice_pub SET TABLE public.orders, public.items");
+      try (CaptureHarness h = new CaptureHarness(dir.resolve("again"), external(pg, "postgres"),
+          CaptureHarness.config())) {
+        h.capture.start();
+        await().atMost(Duration.ofSeconds(60)).until(() -> h.capture.status().state() == CaptureState.STREAMING);
+      }
+    }
+  }
+
+  @Test
   void unreachableUpstreamIsRetriedWithBackoffUntilItAppears(@TempDir Path dir) throws IOException {
     int port;
     try (ServerSocket s = new ServerSocket(0)) {
