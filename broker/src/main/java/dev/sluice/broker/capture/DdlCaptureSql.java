@@ -105,7 +105,7 @@ final class DdlCaptureSql {
           SELECT jsonb_agg(a.attname ORDER BY k.ord)
           FROM (SELECT i.indkey FROM pg_catalog.pg_index i
                 WHERE i.indrelid = c.oid AND (i.indisprimary OR i.indisreplident)
-                ORDER BY i.indisprimary DESC LIMIT 1) x
+                ORDER BY i.indisreplident DESC, i.indisprimary DESC LIMIT 1) x
           CROSS JOIN LATERAL unnest(x.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
           JOIN pg_catalog.pg_attribute a ON a.attrelid = c.oid AND a.attnum = k.attnum), '[]'::jsonb))""";
 

@@ -16,7 +16,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 /**
  * Issue #17 on issue #16's real schemas: the tables of {@link SchemaCorpus} already hold their rows (foreign keys,
  * an identity key, a generated column, partitions, quoted names, 300 columns, inheritance, keyless tables with
- * equal rows, TOAST, every usual type) when the two hosted changefeeds are created, with the default initial load:
+ * equal rows, TOAST, every usual type, a replica identity index other than the primary key) when the two hosted
+ * changefeeds are created, with the default initial load:
  * a snapshot. Changes keep coming while they load. Once both checkpoints pass the last commit, every table equals
  * its copy in PostgreSQL (transaction mode) and MariaDB (table mode) row by row, in the columns the log carries
  * (the targets are derived from the table info: no generated column, each table its own rows).
@@ -34,7 +35,10 @@ class RealSchemasSnapshotIT {
           "UPDATE bench.accounts SET abalance = abalance - 1 WHERE aid % 7 = 0"),
       List.of("UPDATE types.all_kinds SET b = true WHERE id = 1"),   // its toasted text unchanged
       List.of("INSERT INTO events.log VALUES (5000, TIMESTAMPTZ '2026-01-01 00:00:00+00', 'late', NULL)",
-          "UPDATE wide.t SET c2 = 'late' WHERE id = 2"));
+          "UPDATE wide.t SET c2 = 'late' WHERE id = 2"),
+      // identified by its replica identity index, not its primary key: deletes and an identity change
+      List.of("DELETE FROM shop.logins WHERE id = 5", "UPDATE shop.logins SET seen = seen + 10 WHERE id % 2 = 0"),
+      List.of("UPDATE shop.logins SET email = 'moved@example.com' WHERE id = 1"));
 
   /** Waits until every table's snapshot of changefeed {@code id} is done; a FAILED changefeed fails the test. */
   private static void awaitSnapshotDone(AdminClient admin, String id) {
@@ -53,6 +57,7 @@ class RealSchemasSnapshotIT {
          MariaDbServer maria = MariaDbServer.start()) {
       SchemaCorpus.run(up, SchemaCorpus.ddl());
       SchemaCorpus.run(up, SchemaCorpus.changes(Tier.pick(20, 200)));
+      SchemaCorpus.run(up, SchemaCorpus.replicaIdentityIndexTable(Tier.pick(20, 200)));
       try (BrokerProcess broker = BrokerProcess.start("broker", BrokerProcess.options(logs.data("broker"), up),
           logs.dir())) {
         AdminClient admin = AdminClient.of(broker.adminUrl());

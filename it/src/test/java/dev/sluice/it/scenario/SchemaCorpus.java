@@ -127,6 +127,26 @@ final class SchemaCorpus {
     return out;
   }
 
+  /**
+   * A table whose replica identity is a unique index other than its primary key (the log identifies its rows by
+   * email, so that is its key), with {@code rounds} rounds of inserts, updates and deletes and one identity change.
+   * Set up before a changefeed starts: a derived target cannot follow the key change the ALTER makes.
+   */
+  static List<List<String>> replicaIdentityIndexTable(int rounds) {
+    List<List<String>> out = new ArrayList<>();
+    out.add(List.of("CREATE TABLE shop.logins (id int PRIMARY KEY, email text NOT NULL CONSTRAINT logins_email UNIQUE,"
+        + " seen int NOT NULL)", "ALTER TABLE shop.logins REPLICA IDENTITY USING INDEX logins_email"));
+    for (int r = 0; r < rounds; r++) {
+      int c = r + 1;
+      out.add(List.of("INSERT INTO shop.logins VALUES (" + c + ", 'u" + c + "@example.com', 0)",
+          "UPDATE shop.logins SET seen = seen + 1 WHERE id % 3 = " + (r % 3)));
+      if (r % 4 == 3) {
+        out.add(List.of("DELETE FROM shop.logins WHERE id = " + (c - 2)));
+      }
+    }
+    return out;
+  }
+
   /** Runs each entry of {@code steps} as one transaction; returns the WAL position after the last. */
   static long run(PostgresServer pg, List<List<String>> steps) throws SQLException {
     try (Connection c = pg.connect()) {
