@@ -14,7 +14,8 @@ import java.util.stream.Collectors;
  * Derives target statements for a DDL from the table info before and after it, for targets of another
  * dialect (or captured DDL without a query, or whose text holds several statements): CREATE TABLE,
  * ADD/DROP/RENAME COLUMN (an added column with its NOT NULL and, on PostgreSQL, its default), column type
- * changes, SET/DROP NOT NULL, SET/DROP DEFAULT (PostgreSQL), ADD PRIMARY KEY, RENAME/TRUNCATE/DROP TABLE. Anything else is an {@link UnsupportedDdlException}. The forms
+ * changes, SET/DROP NOT NULL, SET/DROP DEFAULT (PostgreSQL), ADD PRIMARY KEY, RENAME/TRUNCATE/DROP TABLE, and an
+ * index created or dropped without changing the key as nothing. Anything else is an {@link UnsupportedDdlException}. The forms
  * use IF [NOT] EXISTS where the target has them, so replaying a DDL after a crash is harmless.
  */
 final class DdlTranslator {
@@ -50,7 +51,16 @@ final class DdlTranslator {
       // the type changed, not the table: PostgreSQL targets update the type itself (PgUserTypes), other
       // targets store the values by what the type is built from (enum labels as text) and need nothing
       case DDL_TYPE_ALTER_TYPE -> List.of();
-      case DDL_TYPE_CREATE_INDEX, DDL_TYPE_DROP_INDEX, DDL_TYPE_OTHER, DDL_TYPE_UNSPECIFIED, UNRECOGNIZED ->
+      // a derived copy has the columns and the key, no other index: an index that leaves the key as it was
+      // changes nothing here (the rows a unique one admits upstream are the rows that arrive)
+      case DDL_TYPE_CREATE_INDEX, DDL_TYPE_DROP_INDEX -> {
+        if (before.getTableName().isEmpty() || !before.getPrimaryKeyList().equals(after.getPrimaryKeyList())) {
+          throw unsupported(ddl, type + " with a table info whose key is not the one before cannot be derived"
+              + (ddl.query().isEmpty() ? "" : " (captured " + ddl.dialect() + ": " + ddl.query() + ")"));
+        }
+        yield List.of();
+      }
+      case DDL_TYPE_OTHER, DDL_TYPE_UNSPECIFIED, UNRECOGNIZED ->
           throw unsupported(ddl, type + " cannot be derived from the table info"
               + (ddl.query().isEmpty() ? "" : " (captured " + ddl.dialect() + ": " + ddl.query() + ")"));
     };

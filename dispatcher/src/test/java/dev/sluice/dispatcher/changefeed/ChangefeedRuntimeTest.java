@@ -232,7 +232,7 @@ class ChangefeedRuntimeTest {
       DispatcherId orders = streamingDispatcher(16384);
       DispatcherId items = streamingDispatcher(16385);
       BrokerMessage index = batch(orders, 1, DataEvent.newBuilder().setSeq(3).setDdl(DdlEvent.newBuilder()
-          .setCommitTs(130).setDdlType(DdlType.DDL_TYPE_CREATE_INDEX).setQuery("CREATE INDEX i ON orders (note)")
+          .setCommitTs(130).setDdlType(DdlType.DDL_TYPE_OTHER).setQuery("CREATE POLICY p ON orders USING (true)")
           .setDialect("mysql").setTableId(16384).setTableInfoAfter(ORDERS)).build());
       // a schema change runs once every other table's stream passed its commit ts
       broker.sendAll(List.of(batch(orders, 1, txn(2, 101)), index, resolved(items, 1, 140, 1)));
@@ -242,7 +242,7 @@ class ChangefeedRuntimeTest {
       assertThat(failure).hasCauseInstanceOf(UnsupportedDdlException.class);
       assertThat(failure.getCause()).hasMessageContaining("public.orders").hasMessageContaining("130");
       assertThat(runtime.status().state()).isEqualTo(ChangefeedStatus.State.FAILED);
-      assertThat(runtime.status().error()).contains("CREATE_INDEX");
+      assertThat(runtime.status().error()).contains("CREATE POLICY");
       try (Connection c = DriverManager.getConnection(url, "postgres", "");
            ResultSet rs = c.createStatement().executeQuery("SELECT count(*) FROM cf_ddl.orders")) {
         rs.next();

@@ -606,16 +606,33 @@ abstract class JdbcUpsertSinkContract {
   @Test
   void anUnsupportedDdlStopsWithAnErrorNamingItUnlessConfiguredAsSkipped() throws Exception {
     sink.apply(List.of(ins(101, 1, "a")), 101);
-    var index = ddl(500, DdlType.DDL_TYPE_CREATE_INDEX, "CREATE INDEX i ON orders (note)", otherDialect(),
+    var policy = ddl(500, DdlType.DDL_TYPE_OTHER, "CREATE POLICY p ON orders USING (true)", otherDialect(),
         ORDERS, ORDERS.toBuilder().setVersion(500).build());
 
-    assertThatThrownBy(() -> sink.applyDdl(index, 500)).isInstanceOf(UnsupportedDdlException.class)
-        .hasMessageContaining("public.orders").hasMessageContaining("500").hasMessageContaining("CREATE INDEX");
+    assertThatThrownBy(() -> sink.applyDdl(policy, 500)).isInstanceOf(UnsupportedDdlException.class)
+        .hasMessageContaining("public.orders").hasMessageContaining("500").hasMessageContaining("CREATE POLICY");
     assertThat(storedCheckpoint()).isEqualTo(101);
 
     sink.close();
-    sink = JdbcUpsertSink.open(config().withSkippedDdlTypes(Set.of(DdlType.DDL_TYPE_CREATE_INDEX)));
-    sink.applyDdl(index, 500);
+    sink = JdbcUpsertSink.open(config().withSkippedDdlTypes(Set.of(DdlType.DDL_TYPE_OTHER)));
+    sink.applyDdl(policy, 500);
     assertThat(sink.checkpoint().tables().get(ORDERS.getTableId()).ddlTs()).isEqualTo(500);
+  }
+
+  @Test
+  void anIndexOfAnotherDialectIsNothingToADerivedCopyUnlessItChangesTheKey() throws Exception {
+    sink.apply(List.of(ins(101, 1, "a")), 101);
+    var index = ddl(500, DdlType.DDL_TYPE_CREATE_INDEX, "CREATE UNIQUE INDEX i ON orders (note)", otherDialect(),
+        ORDERS, ORDERS.toBuilder().setVersion(500).build());
+    sink.applyDdl(index, 500);
+    sink.apply(List.of(ins(501, 2, "b")), 501);
+    assertThat(sink.checkpoint().tables().get(ORDERS.getTableId()).ddlTs()).isEqualTo(500);
+    assertThat(storedCheckpoint()).isEqualTo(501);
+
+    var rekeyed = ddl(600, DdlType.DDL_TYPE_DROP_INDEX, "DROP INDEX i", otherDialect(),
+        ORDERS.toBuilder().setVersion(500).build(),
+        ORDERS.toBuilder().setVersion(600).clearPrimaryKey().addPrimaryKey("note").build());
+    assertThatThrownBy(() -> sink.applyDdl(rekeyed, 600)).isInstanceOf(UnsupportedDdlException.class)
+        .hasMessageContaining("DROP_INDEX").hasMessageContaining("key");
   }
 }

@@ -38,6 +38,7 @@ final class SchemaCorpus {
         "CREATE TABLE shop.order_items (order_id int REFERENCES shop.orders (id) ON DELETE CASCADE, line int,"
             + " sku varchar(32) NOT NULL REFERENCES shop.products (sku), qty int NOT NULL,"
             + " weight numeric(10,3) GENERATED ALWAYS AS (qty * 0.125) STORED, PRIMARY KEY (order_id, line))"));
+    out.add(List.of("CREATE INDEX orders_placed ON shop.orders (placed)"));   // nothing a derived copy keeps
     out.add(List.of("CREATE SCHEMA bench",
         "CREATE TABLE bench.accounts (aid int NOT NULL, bid int, abalance int, filler char(84))",
         "CREATE TABLE bench.history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))"));
@@ -102,6 +103,7 @@ final class SchemaCorpus {
     out.add(List.of("UPDATE events.log SET at = TIMESTAMPTZ '2025-07-07 07:07:07+00' WHERE id = 0",   // 2024 -> 2025
         "DELETE FROM events.log WHERE id = 3"));
     out.add(List.of("DELETE FROM shop.orders WHERE id = 1"));   // its items go with it (ON DELETE CASCADE)
+    out.add(List.of("DROP INDEX shop.orders_placed"));
     out.add(List.of("UPDATE logs.lines SET msg = 'changed once' WHERE ctid = (SELECT min(ctid) FROM logs.lines"
         + " WHERE msg = 'same line')", "DELETE FROM logs.lines WHERE msg = 'line 0'"));
     StringBuilder wideRow = new StringBuilder("INSERT INTO wide.t VALUES (1");
