@@ -125,13 +125,13 @@ public final class PgChunkSource implements ChunkSource {
 
   private long count(TableInfo table) throws SQLException {
     try (Statement s = connection().createStatement();
-        ResultSet rs = s.executeQuery("SELECT count(*) FROM ONLY " + ChunkPlanner.qualified(table))) {
+        ResultSet rs = s.executeQuery("SELECT count(*) FROM " + ChunkPlanner.ownRows(table))) {
       return rs.next() ? rs.getLong(1) : 0;
     }
   }
 
   private long plannedRows(TableInfo table) throws SQLException {
-    String sql = "EXPLAIN (FORMAT JSON) SELECT 1 FROM ONLY " + ChunkPlanner.qualified(table);
+    String sql = "EXPLAIN (FORMAT JSON) SELECT 1 FROM " + ChunkPlanner.ownRows(table);
     try (Statement s = connection().createStatement(); ResultSet rs = s.executeQuery(sql)) {
       if (!rs.next()) {
         return 0;

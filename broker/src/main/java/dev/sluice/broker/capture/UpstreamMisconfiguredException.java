@@ -2,6 +2,7 @@ package dev.sluice.broker.capture;
 
 import dev.sluice.api.error.ErrorCode;
 import dev.sluice.api.error.FatalException;
+import java.util.List;
 
 /**
  * The upstream PostgreSQL cannot be captured as it is configured; the message says what to change.
@@ -11,6 +12,10 @@ import dev.sluice.api.error.FatalException;
  * }</pre>
  */
 public final class UpstreamMisconfiguredException extends FatalException {
+
+  /** The other way out of a publication Sluice cannot copy exactly. */
+  private static final String OWN_PUBLICATION = ", or give Sluice a publication of its own (capture.publication;"
+      + " one that does not exist is created FOR ALL TABLES)";
 
   private final String setting;
 
@@ -45,16 +50,15 @@ public final class UpstreamMisconfiguredException extends FatalException {
     return new UpstreamMisconfiguredException("publication", "publication " + publication + " publishes the changes"
         + " of partitions under their root (publish_via_partition_root = true), but Sluice captures and snapshots"
         + " each partition as a table of its own; run ALTER PUBLICATION " + publication + " SET"
-        + " (publish_via_partition_root = false), or give Sluice a publication of its own (capture.publication; one"
-        + " that does not exist is created FOR ALL TABLES)");
+        + " (publish_via_partition_root = false)" + OWN_PUBLICATION);
   }
 
-  static UpstreamMisconfiguredException filteredTables(String publication, java.util.List<String> tables) {
+  static UpstreamMisconfiguredException filteredTables(String publication, List<String> tables) {
     return new UpstreamMisconfiguredException("publication", "publication " + publication + " publishes "
         + String.join(", ", tables) + " with a row filter (WHERE) or a column list, but Sluice captures and snapshots"
         + " whole rows of whole tables: a snapshot would copy rows and columns the log never updates; publish those"
-        + " tables whole (ALTER PUBLICATION " + publication + " SET TABLE ... without WHERE or columns), or give Sluice"
-        + " a publication of its own (capture.publication; one that does not exist is created FOR ALL TABLES)");
+        + " tables whole (ALTER PUBLICATION " + publication + " SET TABLE ... without WHERE or columns)"
+        + OWN_PUBLICATION);
   }
 
   static UpstreamMisconfiguredException serverVersion(int versionNum) {

@@ -109,11 +109,7 @@ public final class ChunkPlanner {
     if (withCtid) {
       sql.append(table.columns().isEmpty() ? "" : ", ").append("t0.ctid");
     }
-    // ONLY: a parent's snapshot is its own rows, as its captured changes are; an inheriting table or a partition is
-    // a table of its own, snapshotted (and captured) under its own name
-    sql.append(" FROM ONLY ").append(quote(table.schemaName())).append('.').append(quote(table.tableName()))
-        .append(" AS t0");
-    return sql;
+    return sql.append(" FROM ").append(ownRows(table)).append(" AS t0");
   }
 
   private static void appendColumns(StringBuilder sql, List<String> names) {
@@ -122,9 +118,13 @@ public final class ChunkPlanner {
     }
   }
 
-  /** {@code "schema"."table"}, quoted. */
-  public static String qualified(TableInfo table) {
-    return quote(table.schemaName()) + '.' + quote(table.tableName());
+  /**
+   * {@code ONLY "schema"."table"}: what a snapshot of the table reads. A parent's snapshot is its own rows, as its
+   * captured changes are; an inheriting table or a partition is a table of its own, snapshotted (and captured) under
+   * its own name.
+   */
+  public static String ownRows(TableInfo table) {
+    return "ONLY " + quote(table.schemaName()) + '.' + quote(table.tableName());
   }
 
   /** A quoted identifier: {@code "a""b"} for {@code a"b}. */

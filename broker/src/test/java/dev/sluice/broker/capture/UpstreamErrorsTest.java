@@ -64,11 +64,7 @@ class UpstreamErrorsTest {
             .satisfies(e -> assertThat(((UpstreamMisconfiguredException) e).setting()).isEqualTo("publication"));
       }
       pg.exec("ALTER PUBLICATION sluice_pub SET (publish_via_partition_root = false)");
-      try (CaptureHarness h = new CaptureHarness(dir.resolve("again"), external(pg, "postgres"),
-          CaptureHarness.config())) {
-        h.capture.start();
-        await().atMost(Duration.ofSeconds(60)).until(() -> h.capture.status().state() == CaptureState.STREAMING);
-      }
+      assertStreams(dir.resolve("again"), pg);
     }
   }
 
@@ -86,11 +82,15 @@ class UpstreamErrorsTest {
             .satisfies(e -> assertThat(((UpstreamMisconfiguredException) e).setting()).isEqualTo("publication"));
       }
       pg.exec("ALTER PUBLICATION sluice_pub SET TABLE public.orders, public.items");
-      try (CaptureHarness h = new CaptureHarness(dir.resolve("again"), external(pg, "postgres"),
-          CaptureHarness.config())) {
-        h.capture.start();
-        await().atMost(Duration.ofSeconds(60)).until(() -> h.capture.status().state() == CaptureState.STREAMING);
-      }
+      assertStreams(dir.resolve("again"), pg);
+    }
+  }
+
+  /** A capture of {@code pg} as its superuser starts and streams. */
+  private static void assertStreams(Path dir, TestPostgres pg) {
+    try (CaptureHarness h = new CaptureHarness(dir, external(pg, "postgres"), CaptureHarness.config())) {
+      h.capture.start();
+      await().atMost(Duration.ofSeconds(60)).until(() -> h.capture.status().state() == CaptureState.STREAMING);
     }
   }
 

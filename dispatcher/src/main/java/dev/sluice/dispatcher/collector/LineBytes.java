@@ -30,27 +30,23 @@ record LineBytes(byte[] array, int from, int to) {
     } catch (IOException e) {
       throw new UncheckedIOException("reading a ByteString in memory", e);
     }
-    if (one.array == null || one.length != lines.size()) {   // not one array (a rope, a direct buffer): a copy
+    if (one.other || one.array == null || one.length != lines.size()) {   // a rope, a direct buffer: a copy
       byte[] copy = lines.toByteArray();
       return new LineBytes(copy, 0, copy.length);
     }
     return new LineBytes(one.array, one.offset, one.offset + one.length);
   }
 
-  /** Keeps the array a ByteString hands out when it is one array; gives up on anything else. */
+  /** Keeps the array a ByteString hands out when it is one array; anything else sets {@code other}. */
   private static final class SingleArray extends ByteOutput {
     byte[] array;
     int offset;
-    int length = -1;
-    boolean many;
+    int length;
+    boolean other;
 
     @Override
     public void writeLazy(byte[] value, int off, int len) {
-      if (array != null || many) {
-        many = true;
-        array = null;
-        return;
-      }
+      other |= array != null;   // a second array
       array = value;
       offset = off;
       length = len;
@@ -58,26 +54,22 @@ record LineBytes(byte[] array, int from, int to) {
 
     @Override
     public void write(byte[] value, int off, int len) {
-      many = true;
-      array = null;
+      other = true;
     }
 
     @Override
     public void write(byte value) {
-      many = true;
-      array = null;
+      other = true;
     }
 
     @Override
     public void write(ByteBuffer value) {
-      many = true;
-      array = null;
+      other = true;
     }
 
     @Override
     public void writeLazy(ByteBuffer value) {
-      many = true;
-      array = null;
+      other = true;
     }
   }
 }

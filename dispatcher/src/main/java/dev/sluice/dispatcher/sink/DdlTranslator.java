@@ -15,8 +15,9 @@ import java.util.stream.Collectors;
  * dialect (or captured DDL without a query, or whose text holds several statements): CREATE TABLE,
  * ADD/DROP/RENAME COLUMN (an added column with its NOT NULL and, on PostgreSQL, its default), column type
  * changes, SET/DROP NOT NULL, SET/DROP DEFAULT (PostgreSQL), ADD PRIMARY KEY, RENAME/TRUNCATE/DROP TABLE, and an
- * index created or dropped without changing the key as nothing. Anything else is an {@link UnsupportedDdlException}. The forms
- * use IF [NOT] EXISTS where the target has them, so replaying a DDL after a crash is harmless.
+ * index created or dropped without changing the key as nothing. Anything else is an
+ * {@link UnsupportedDdlException}. The forms use IF [NOT] EXISTS where the target has them, so replaying a DDL
+ * after a crash is harmless.
  */
 final class DdlTranslator {
 
@@ -56,13 +57,12 @@ final class DdlTranslator {
       case DDL_TYPE_CREATE_INDEX, DDL_TYPE_DROP_INDEX -> {
         if (before.getTableName().isEmpty() || !before.getPrimaryKeyList().equals(after.getPrimaryKeyList())) {
           throw unsupported(ddl, type + " with a table info whose key is not the one before cannot be derived"
-              + (ddl.query().isEmpty() ? "" : " (captured " + ddl.dialect() + ": " + ddl.query() + ")"));
+              + captured(ddl));
         }
         yield List.of();
       }
       case DDL_TYPE_OTHER, DDL_TYPE_UNSPECIFIED, UNRECOGNIZED ->
-          throw unsupported(ddl, type + " cannot be derived from the table info"
-              + (ddl.query().isEmpty() ? "" : " (captured " + ddl.dialect() + ": " + ddl.query() + ")"));
+          throw unsupported(ddl, type + " cannot be derived from the table info" + captured(ddl));
     };
   }
 
@@ -166,6 +166,11 @@ final class DdlTranslator {
 
   private static List<String> names(List<ColumnInfo> cs) {
     return cs.stream().map(ColumnInfo::getName).toList();
+  }
+
+  /** " (captured dialect: text)" of a DDL that came with its text, for the message; empty without. */
+  private static String captured(DdlChange ddl) {
+    return ddl.query().isEmpty() ? "" : " (captured " + ddl.dialect() + ": " + ddl.query() + ")";
   }
 
   private static UnsupportedDdlException unsupported(DdlChange ddl, String what) {

@@ -162,8 +162,8 @@ public final class SnapshotBench {
         new Figure("snapshot_e2e_p99_ms", "live upstream commit -> listener p99 while the snapshot runs",
             Stats.median(p99s), "ms", 100, false, Double.NaN, runs,
             "2 writers x 100 txns/s x 10-row inserts into another table, one library subscription on it in a JVM"
-            + " of its own (another application's; -Xmx256m, C1 only: an instrument), during the timed snapshot into PostgreSQL; the"
-            + " broker's fsync on its filesystem in the same phase for comparison (snapshot_fsync_max_ms: capture"
+            + " of its own (another application's; -Xmx256m, C1 only: an instrument), during the timed snapshot"
+            + " into PostgreSQL; the broker's fsync on its filesystem in the same phase for comparison (snapshot_fsync_max_ms: capture"
             + " serves each group of transactions when written and fsyncs it behind, and the downstream database's"
             + " COPY writes to the same disk); " + how),
         new Figure("snapshot_fsync_p99_ms", "fsync p99 on the broker's filesystem while the snapshot runs",
@@ -217,17 +217,16 @@ public final class SnapshotBench {
         writers.add(t);
       }
       try {
-        // each phase starts from the same state, whichever ran before it (settle)
         if (sluiceFirst) {
-          sl = phase("sluice") && settle(up, down) ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
-          d = phase("dump") && settle(up, down) ? pgDump(up, down, rows) : Double.NaN;
-          x = phase("indexed") && settle(up, down) ? indexedCopy(up, down, rows) : Double.NaN;
-          z = phase("debezium") && settle(up, down) ? debezium(up, rows) : Double.NaN;
+          sl = ready("sluice", up, down) ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
+          d = ready("dump", up, down) ? pgDump(up, down, rows) : Double.NaN;
+          x = ready("indexed", up, down) ? indexedCopy(up, down, rows) : Double.NaN;
+          z = ready("debezium", up, down) ? debezium(up, rows) : Double.NaN;
         } else {
-          z = phase("debezium") && settle(up, down) ? debezium(up, rows) : Double.NaN;
-          x = phase("indexed") && settle(up, down) ? indexedCopy(up, down, rows) : Double.NaN;
-          d = phase("dump") && settle(up, down) ? pgDump(up, down, rows) : Double.NaN;
-          sl = phase("sluice") && settle(up, down) ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
+          z = ready("debezium", up, down) ? debezium(up, rows) : Double.NaN;
+          x = ready("indexed", up, down) ? indexedCopy(up, down, rows) : Double.NaN;
+          d = ready("dump", up, down) ? pgDump(up, down, rows) : Double.NaN;
+          sl = ready("sluice", up, down) ? sluice(run, up, down, rows) : SKIPPED_SLUICE;
         }
       } finally {
         writing.set(false);
@@ -404,9 +403,9 @@ public final class SnapshotBench {
    * the downstream databases and the upstream's inactive replication slots earlier phases left, checkpoints both
    * servers, writes the page cache's dirty pages to disk and collects this JVM's garbage. Without it, in the two
    * full runs of 2026-12-07, Sluice's two slowest runs of six (0.41 and 0.43M rows/s, against 0.42-0.58M) were
-   * the two where it went last, after 10M rows written downstream by the phases before it. Always true (a guard).
+   * the two where it went last, after 10M rows written downstream by the phases before it.
    */
-  private static boolean settle(SystemPostgres up, SystemPostgres down) throws Exception {
+  private static void settle(SystemPostgres up, SystemPostgres down) throws Exception {
     for (String db : List.of("sluice_target", "dump_target", "indexed_target")) {
       down.exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
     }
@@ -415,6 +414,14 @@ public final class SnapshotBench {
     down.exec("CHECKPOINT");
     run("sync", "sync");
     System.gc();
+  }
+
+  /** Whether phase {@code name} runs ({@link #phase}); when it does, the machine is settled for it first. */
+  private static boolean ready(String name, SystemPostgres up, SystemPostgres down) throws Exception {
+    if (!phase(name)) {
+      return false;
+    }
+    settle(up, down);
     return true;
   }
 

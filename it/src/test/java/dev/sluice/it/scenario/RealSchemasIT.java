@@ -11,6 +11,7 @@ import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
 import java.time.Duration;
 import java.util.List;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -37,12 +38,17 @@ class RealSchemasIT {
 
   /** Waits until {@code id}'s checkpoint passes {@code ts}; a FAILED changefeed fails the test with its error. */
   static void awaitCheckpoint(AdminClient admin, String id, long ts) {
+    awaitChangefeed(admin, id, cf -> cf.getLong("checkpoint_ts", 0L) >= ts);
+  }
+
+  /** Waits until {@code id}'s status satisfies {@code reached}; a FAILED changefeed fails the test with its error. */
+  static void awaitChangefeed(AdminClient admin, String id, Predicate<JsonObject> reached) {
     await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> {
       JsonObject cf = admin.send("GET", "/api/v1/changefeeds/" + id, null).json();
       if ("FAILED".equals(cf.getString("state"))) {
         throw new AssertionError("changefeed " + id + " FAILED: " + cf.getJsonObject("error").encode());
       }
-      return cf.getLong("checkpoint_ts", 0L) >= ts;
+      return reached.test(cf);
     });
   }
 

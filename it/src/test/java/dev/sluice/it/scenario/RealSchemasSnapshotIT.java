@@ -1,14 +1,11 @@
 package dev.sluice.it.scenario;
 
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.awaitility.Awaitility.await;
 
 import dev.sluice.broker.cli.AdminClient;
 import dev.sluice.it.BrokerProcess;
 import dev.sluice.it.PostgresServer;
 import dev.sluice.testing.servers.MariaDbServer;
-import io.vertx.core.json.JsonObject;
-import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -40,17 +37,6 @@ class RealSchemasSnapshotIT {
       List.of("DELETE FROM shop.logins WHERE id = 5", "UPDATE shop.logins SET seen = seen + 10 WHERE id % 2 = 0"),
       List.of("UPDATE shop.logins SET email = 'moved@example.com' WHERE id = 1"));
 
-  /** Waits until every table's snapshot of changefeed {@code id} is done; a FAILED changefeed fails the test. */
-  private static void awaitSnapshotDone(AdminClient admin, String id) {
-    await().atMost(Duration.ofMinutes(3)).pollInterval(Duration.ofMillis(200)).until(() -> {
-      JsonObject cf = admin.send("GET", "/api/v1/changefeeds/" + id, null).json();
-      if ("FAILED".equals(cf.getString("state"))) {
-        throw new AssertionError("changefeed " + id + " FAILED: " + cf.getJsonObject("error").encode());
-      }
-      return "done".equals(cf.getJsonObject("snapshot").getString("state"));
-    });
-  }
-
   @Test
   void existingRowsOfRealSchemasLoadExactlyIntoPostgresAndMariaDb() throws Exception {
     try (PostgresServer up = PostgresServer.upstream(); PostgresServer down = PostgresServer.downstream();
@@ -72,7 +58,8 @@ class RealSchemasSnapshotIT {
         for (String id : List.of("to-pg", "to-maria")) {
           // a chunk's READ rows come at its high watermark, after the late changes: the checkpoint passing them
           // says nothing of the rows still to load, the snapshot's state does
-          awaitSnapshotDone(admin, id);
+          RealSchemasIT.awaitChangefeed(admin, id,
+              cf -> "done".equals(cf.getJsonObject("snapshot").getString("state")));
           RealSchemasIT.awaitCheckpoint(admin, id, last);
         }
 

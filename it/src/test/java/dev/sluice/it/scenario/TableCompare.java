@@ -36,7 +36,12 @@ final class TableCompare {
     }
   }
 
-  private record Column(String name, String type, boolean generated) {}
+  private record Column(String name, String type, boolean generated) {
+    /** The name as a PostgreSQL identifier. */
+    String pg() {
+      return '"' + name.replace("\"", "\"\"") + '"';
+    }
+  }
 
   private TableCompare() {}
 
@@ -67,7 +72,7 @@ final class TableCompare {
    * text, sorted: what a target created from the table info (a derived CREATE, documented in CHANGEFEEDS.md) holds.
    */
   static List<String> pgPublishedRows(PostgresServer pg, PostgresServer up, Table t) throws SQLException {
-    List<String> names = columns(up, t).stream().map(c -> '"' + c.name().replace("\"", "\"\"") + '"').toList();
+    List<String> names = columns(up, t).stream().map(Column::pg).toList();
     return query(pg.connect(), "SELECT ROW(" + String.join(", ", names) + ")::text FROM ONLY " + t.pg(), List.of());
   }
 
@@ -105,7 +110,7 @@ final class TableCompare {
   }
 
   private static String pgExpr(Column c) {
-    String q = '"' + c.name().replace("\"", "\"\"") + '"';
+    String q = c.pg();
     return switch (c.type()) {
       case "int2", "int4", "int8", "numeric", "date" -> q + "::text";
       case "float4", "float8" -> q + "::float8::text";
