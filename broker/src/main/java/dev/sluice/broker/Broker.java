@@ -33,6 +33,7 @@ import dev.sluice.broker.cluster.MemberPublisher;
 import dev.sluice.broker.cluster.MemberState;
 import dev.sluice.broker.server.EventService;
 import dev.sluice.broker.data.ScanThreadPriority;
+import dev.sluice.broker.publication.PublishedTables;
 import dev.sluice.broker.snapshot.SnapshotService;
 import dev.sluice.broker.snapshot.SnapshotWatermarks;
 import io.vertx.core.json.JsonObject;
@@ -91,6 +92,8 @@ public final class Broker implements AutoCloseable {
   private RocksSchemaStore schemas;
   private PgLogicalCapture capture;
   private final SnapshotWatermarks watermarks = new SnapshotWatermarks();
+  /** What the publication leaves out: capture writes it, the event service and the admin API read it. */
+  private final PublishedTables published = new PublishedTables(registry);
   private SnapshotService snapshots;
   private UpstreamConfig upstream;
   private DemoWorkload workload;
@@ -155,7 +158,7 @@ public final class Broker implements AutoCloseable {
       publisher = opened(MemberPublisher.start(cluster.membership(), this::memberInfo,
           config.cluster().publishInterval()));
       upstream = config.upstream().isEmbedded() ? startEmbedded() : config.upstream();
-      capture = new PgLogicalCapture(upstream, config.capture(), events, schemas, watermarks, registry);
+      capture = new PgLogicalCapture(upstream, config.capture(), events, schemas, watermarks, published, registry);
       opened(capture);
       capture.start();
       if (config.demoWorkload()) {
@@ -213,7 +216,7 @@ public final class Broker implements AutoCloseable {
         es.limits().snapshotRowsPerSecond(), es.limits().snapshotBytesPerSecond(), priority::applyToCurrentThread,
         registry, System::nanoTime));
     eventService = await(EventService.start(vertx, es, identity, serve.bindHost(), serve.grpcPort(),
-        events, schemas, cluster.membership(), snapshots, registry, security), "start the event service on "
+        events, schemas, cluster.membership(), snapshots, published, registry, security), "start the event service on "
         + serve.bindHost() + ":" + serve.grpcPort());
     opened(() -> await(eventService.close(), "stop the event service"));
   }

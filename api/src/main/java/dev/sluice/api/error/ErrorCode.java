@@ -48,6 +48,11 @@ public enum ErrorCode {
   PERMISSION_DENIED(121, Kind.REJECTED),
   /** No valid credential (token or client certificate) came with the request. */
   UNAUTHENTICATED(122, Kind.REJECTED),
+  /**
+   * The upstream publication leaves the table out, so none of its changes reach the broker; add it to the
+   * publication (the message says how) or subscribe to a published table.
+   */
+  TABLE_NOT_PUBLISHED(123, Kind.REJECTED),
   /** The broker's event store cannot serve right now; retry with backoff. */
   STORE_UNAVAILABLE(200, Kind.TRANSIENT),
   /** The schema store does not know the ts asked yet, or cannot answer right now; retry shortly. */

@@ -1,6 +1,7 @@
 package dev.sluice.broker.admin;
 
 import dev.sluice.broker.changefeed.InvalidChangefeedException;
+import dev.sluice.broker.publication.PublicationMembers;
 import dev.sluice.dispatcher.changefeed.TableFilter;
 import dev.sluice.schema.TableInfo;
 import io.vertx.core.http.HttpMethod;
@@ -12,7 +13,8 @@ import java.util.List;
 import java.util.Set;
 
 /**
- * {@code GET /api/v1/tables}: the upstream tables this broker knows at its servable ts, or, with
+ * {@code GET /api/v1/tables}: the upstream tables this broker knows at its servable ts (each with
+ * {@code published}: false when the publication leaves it out and its changes never arrive), or, with
  * {@code include} and {@code exclude} rules (repeatable, as a changefeed takes them), a dry run: the
  * tables those rules follow, how many each rule matches, and a warning per rule that matches none. A
  * bad rule is a 400 naming it, as at create.
@@ -74,12 +76,14 @@ final class TableRoutes {
     List<TableInfo> all = new ArrayList<>(resources.schema().tablesAt(at));
     all.sort(Comparator.comparing(TableInfo::qualifiedName));
     JsonArray tables = new JsonArray();
+    PublicationMembers members = resources.eventService().published().current();
     List<String> names = new ArrayList<>();
     for (TableInfo t : all) {
       names.add(t.qualifiedName());
       if (filter == null || filter.matches(t.qualifiedName())) {
         tables.add(new JsonObject().put("table", t.qualifiedName()).put("table_id", t.tableId())
-            .put("columns", t.columns().size()).put("primary_key", new JsonArray(t.primaryKey())));
+            .put("columns", t.columns().size()).put("primary_key", new JsonArray(t.primaryKey()))
+            .put("published", members.publishes(t.tableId())));
       }
     }
     JsonObject out = new JsonObject().put("at_ts", at).put("include", new JsonArray(include))

@@ -2,6 +2,8 @@ package dev.sluice.broker.capture;
 
 import dev.sluice.api.CommitTs;
 import dev.sluice.api.v1.RowOp;
+import dev.sluice.broker.publication.PublicationMembers;
+import dev.sluice.broker.publication.PublishedTables;
 import dev.sluice.broker.snapshot.SnapshotWatermarks;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.store.SourcePosition;
@@ -53,6 +55,11 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   private final Map<Long, PgRelation> relations = new HashMap<>();
   private final Map<Long, RelationLayout> layouts = new HashMap<>();
   private final SnapshotWatermarks watermarks;
+  private final PublishedTables published;
+  /** When the publication was last read (nanoTime). */
+  private long publicationReadNanos;
+  /** Whether a transaction with DDL came since: the publication is read again after it. */
+  private boolean publicationStale;
   private GroupCommit groupCommit;
   private PGReplicationStream stream;
   private Heartbeat heartbeat;
@@ -73,9 +80,10 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   private long lastSeenCommitTs;
 
   private CaptureSession(CaptureConfig config, CaptureMetrics metrics, Connection catalog, PGConnection replication,
-      DdlCaptureMode mode, SchemaStore schemas, SnapshotWatermarks watermarks) {
+      DdlCaptureMode mode, SchemaStore schemas, SnapshotWatermarks watermarks, PublishedTables published) {
     this.config = config;
     this.watermarks = watermarks;
+    this.published = published;
     this.metrics = metrics;
     this.catalog = catalog;
     this.replication = replication;
@@ -94,7 +102,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
    * @throws UpstreamUnavailableException   when the upstream cannot be reached (retry later)
    */
   static CaptureSession open(UpstreamConnector connector, CaptureConfig config, EventStore store,
-      SchemaStore schemas, CaptureMetrics metrics, SnapshotWatermarks watermarks) {
+      SchemaStore schemas, CaptureMetrics metrics, SnapshotWatermarks watermarks, PublishedTables published) {
     Connection catalog = null;
     PGConnection replication = null;
     String doing = "connecting";
@@ -116,7 +124,10 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
       }
       doing = "opening the replication connection";
       replication = connector.openReplication();
-      CaptureSession session = new CaptureSession(config, metrics, catalog, replication, mode, schemas, watermarks);
+      CaptureSession session = new CaptureSession(config, metrics, catalog, replication, mode, schemas, watermarks,
+          published);
+      doing = "reading publication " + config.publicationName();
+      session.readPublication();
       doing = "preparing replication slot " + config.slotName();
       long startLsn = session.prepareSlot(server, database, store, schemas);
       session.groupCommit = new GroupCommit(store, schemas, config, metrics, session::confirm, System::nanoTime);
@@ -154,6 +165,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
         ByteBuffer message = stream.readPending();
         if (message == null) {
           groupCommit.flushIfPending();
+          readPublicationIfDue();
           LockSupport.parkNanos(idlePolls++ < 200 ? IDLE_PARK_NANOS : LONG_IDLE_PARK_NANOS);
           continue;
         }
@@ -248,12 +260,34 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     }
     for (Long table : tracker.applyPending()) {
       forget(table);
+      publicationStale = true;   // a table created (or renamed) may be in or out of the publication: read it now
     }
     groupCommit.commit(commitTs, endLsn, commitTimeMicros);
     metrics.txns.increment();
     flushCounts();
     lastSeenCommitTs = commitTs;
     groupCommit.maybeFlush();
+    readPublicationIfDue();
+  }
+
+  private void readPublicationIfDue() {
+    if (publicationStale || System.nanoTime() - publicationReadNanos >= PublishedTables.REREAD_INTERVAL.toNanos()) {
+      try {
+        readPublication();
+      } catch (SQLException e) {
+        throw UpstreamChecks.classify(e, "upstream", "reading publication " + config.publicationName());
+      }
+    }
+  }
+
+  /** Reads which tables the publication leaves out and hands that to the planes that serve them. */
+  private void readPublication() throws SQLException {
+    publicationReadNanos = System.nanoTime();
+    publicationStale = false;
+    PublicationMembers members = PublicationReader.read(catalog, config.publicationName(), System.currentTimeMillis());
+    if (members != null) {
+      published.update(members);
+    }
   }
 
   @Override

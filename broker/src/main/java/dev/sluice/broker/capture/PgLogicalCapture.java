@@ -2,6 +2,7 @@ package dev.sluice.broker.capture;
 
 import dev.sluice.api.error.FatalException;
 import dev.sluice.api.error.SluiceException;
+import dev.sluice.broker.publication.PublishedTables;
 import dev.sluice.broker.snapshot.SnapshotWatermarks;
 import dev.sluice.broker.store.EventStore;
 import dev.sluice.broker.upstream.UpstreamConfig;
@@ -44,6 +45,7 @@ public final class PgLogicalCapture implements AutoCloseable {
   private final SchemaStore schemas;
   private final CaptureMetrics metrics;
   private final SnapshotWatermarks watermarks;
+  private final PublishedTables published;
   private final CountDownLatch closing = new CountDownLatch(1);
   private Thread thread;
 
@@ -56,7 +58,7 @@ public final class PgLogicalCapture implements AutoCloseable {
 
   public PgLogicalCapture(UpstreamConfig upstream, CaptureConfig config, EventStore store, SchemaStore schemas,
       MeterRegistry registry) {
-    this(upstream, config, store, schemas, null, registry);
+    this(upstream, config, store, schemas, null, PublishedTables.none(), registry);
   }
 
   /**
@@ -65,6 +67,16 @@ public final class PgLogicalCapture implements AutoCloseable {
    */
   public PgLogicalCapture(UpstreamConfig upstream, CaptureConfig config, EventStore store, SchemaStore schemas,
       SnapshotWatermarks watermarks, MeterRegistry registry) {
+    this(upstream, config, store, schemas, watermarks, new PublishedTables(registry), registry);
+  }
+
+  /**
+   * As above, writing what the publication leaves out to {@code published} after each read of it (at every
+   * connection, after every captured DDL, every {@link PublishedTables#REREAD_INTERVAL}).
+   */
+  public PgLogicalCapture(UpstreamConfig upstream, CaptureConfig config, EventStore store, SchemaStore schemas,
+      SnapshotWatermarks watermarks, PublishedTables published, MeterRegistry registry) {
+    this.published = published;
     this.connector = new UpstreamConnector(upstream);
     this.config = config;
     this.store = store;
@@ -116,7 +128,7 @@ public final class PgLogicalCapture implements AutoCloseable {
   }
 
   private CaptureSession open() {
-    CaptureSession s = CaptureSession.open(connector, config, store, schemas, metrics, watermarks);
+    CaptureSession s = CaptureSession.open(connector, config, store, schemas, metrics, watermarks, published);
     mode = s.mode();
     groupCommit = s.groupCommit();
     state = CaptureState.STREAMING;

@@ -17,6 +17,7 @@ import dev.sluice.api.v1.HeartbeatBatch;
 import dev.sluice.api.v1.HeartbeatResponse;
 import dev.sluice.api.v1.Ready;
 import dev.sluice.api.v1.ResumeCursor;
+import dev.sluice.broker.publication.PublishedTables;
 import dev.sluice.broker.security.AccessDeniedException;
 import dev.sluice.broker.security.AccessGuard;
 import dev.sluice.broker.security.AuditLog;
@@ -85,6 +86,7 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
   private final List<LongSupplier> gcHolds = new java.util.concurrent.CopyOnWriteArrayList<>();
   /** Time a request waits between the stream and this thread: how long control work queues. */
   private java.util.function.LongFunction<String> elsewhere;
+  private PublishedTables published = PublishedTables.none();
   private final Timer inboxWait;
 
   /**
@@ -97,6 +99,14 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
    */
   public void whereElse(java.util.function.LongFunction<String> hint) {
     this.elsewhere = java.util.Objects.requireNonNull(hint, "hint");
+  }
+
+  /**
+   * What the upstream publication leaves out: REGISTER and RESET of such a table are refused
+   * ({@code TABLE_NOT_PUBLISHED}). Set before deploy; without it every table counts as published.
+   */
+  public void publication(PublishedTables tables) {
+    this.published = java.util.Objects.requireNonNull(tables, "tables");
   }
 
   public ControlPlaneVerticle(EventServiceConfig config, SchemaStore schemaStore, EventStore eventStore,
@@ -276,6 +286,7 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     // the table must exist (and not be dropped) at the start ts, or be created after it
     TableInfo atStart = StartTableInfo.byId(schemaStore, reg.span().tableId(), reg.startTs());
     checkReadable(link, atStart, "REGISTER");   // a snapshot is a read of the table too: the same rule
+    published.check(atStart, "REGISTER");   // none of its changes would arrive: refused, not served empty
     RequestValidator.snapshot(r, link.features(), atStart, snapshots);
 
     if (replaced != null) {
@@ -333,6 +344,7 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
           : StartTableInfo.byId(schemaStore, reg.span().tableId(), cursor.commitTs(),
               reg.ddlInTxn() ? cursor.nextRowSeq() : Long.MAX_VALUE);
       checkReadable(link, info, "RESET");   // the table may have been renamed out of the principal's patterns
+      published.check(info, "RESET");   // it may have left the publication since REGISTER
       SnapshotPosition from = RequestValidator.snapshot(r, link.features(), info, snapshots);
       if (from != null) {
         snapshot = new SnapshotPlan(from, createdAfter(reg.span().tableId(), startTs));

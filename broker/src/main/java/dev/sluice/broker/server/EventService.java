@@ -1,5 +1,6 @@
 package dev.sluice.broker.server;
 
+import dev.sluice.broker.publication.PublishedTables;
 import dev.sluice.broker.NodeIdentity;
 import dev.sluice.broker.ServeConfig;
 import dev.sluice.broker.cluster.Membership;
@@ -59,11 +60,13 @@ public final class EventService {
   private final Topologies topologies;
   private final EventServiceEndpoint endpoint;
   private final SnapshotService snapshots;
+  private final PublishedTables published;
 
   private EventService(Vertx vertx, ControlPlaneVerticle controlPlane, DataPlaneRouter dataPlane,
       List<String> deployments, String listenHost, int port, WorkerExecutor gcWorker, AtomicReference<EventServiceLimits> limits,
-      Topologies topologies, EventServiceEndpoint endpoint, SnapshotService snapshots) {
+      Topologies topologies, EventServiceEndpoint endpoint, SnapshotService snapshots, PublishedTables published) {
     this.endpoint = endpoint;
+    this.published = published;
     this.snapshots = snapshots;
     this.vertx = vertx;
     this.controlPlane = controlPlane;
@@ -120,6 +123,17 @@ public final class EventService {
       int port, EventStore store, SchemaStore schema, Membership membership, SnapshotService snapshots,
       MeterRegistry meters,
       ServerSecurity security) {
+    return start(vertx, config, identity, host, port, store, schema, membership, snapshots, PublishedTables.none(),
+        meters, security);
+  }
+
+  /**
+   * As above, refusing REGISTER and RESET of a table the upstream publication leaves out, and flagging it in
+   * ListTables, as {@code published} last read it (capture writes it).
+   */
+  public static Future<EventService> start(Vertx vertx, EventServiceConfig config, NodeIdentity identity, String host,
+      int port, EventStore store, SchemaStore schema, Membership membership, SnapshotService snapshots,
+      PublishedTables published, MeterRegistry meters, ServerSecurity security) {
     AtomicReference<EventServiceLimits> limits = new AtomicReference<>(config.limits());
     WorkerExecutor gcWorker = vertx.createSharedWorkerExecutor("sluice-gc", 1);
     DataPlaneRouter dataPlane = new DataPlaneRouter(config, store, schema, snapshots, meters, System::nanoTime);
@@ -135,10 +149,11 @@ public final class EventService {
         System::nanoTime, meters);
     Topologies topologies = new Topologies(identity, store, schema, membership);
     control.whereElse(topologies::coveringMembers);
+    control.publication(published);
     EventServiceEndpoint endpoint = new EventServiceEndpoint(identity.nodeId(), identity.incarnation(),
         config.maxMessageBytes(), () -> limits.get().connectionQueueBytes(), config.controlQueueMessages(),
         config.resolvedFlushInterval().toMillis(), config.connections().helloTimeout().toMillis(), control, dataPlane,
-        schema, topologies::topology, topologies::coveringMembers, meters, new GrpcAccess(security.guard()));
+        schema, topologies::topology, topologies::coveringMembers, meters, new GrpcAccess(security.guard()), published);
 
     List<String> deployments = new ArrayList<>();
     Future<String> chain = vertx.deployVerticle(control, new DeploymentOptions()
@@ -164,7 +179,7 @@ public final class EventService {
       log.atInfo().addKeyValue("nodeId", me.nodeId()).addKeyValue("grpcAddress", me.grpcAddress())
           .addKeyValue("dataPlanes", dataPlane.instances().size()).log("event service listening");
       return new EventService(vertx, control, dataPlane, deployments, host, p, gcWorker, limits, topologies, endpoint,
-          snapshots);
+          snapshots, published);
     }).onFailure(e -> {
       for (String id : deployments) {
         vertx.undeploy(id);
@@ -195,6 +210,11 @@ public final class EventService {
   /** The snapshot readers, or null when this service has none. */
   public SnapshotService snapshots() {
     return snapshots;
+  }
+
+  /** What the upstream publication leaves out, as capture last read it. */
+  public PublishedTables published() {
+    return published;
   }
 
   public EventServiceLimits limits() {

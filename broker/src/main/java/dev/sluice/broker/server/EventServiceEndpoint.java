@@ -8,6 +8,8 @@ import dev.sluice.api.v1.TableList;
 import dev.sluice.api.v1.TableSchemaRequest;
 import dev.sluice.api.v1.Topology;
 import dev.sluice.api.v1.TopologyRequest;
+import dev.sluice.broker.publication.PublicationMembers;
+import dev.sluice.broker.publication.PublishedTables;
 import dev.sluice.broker.control.ControlPlane;
 import dev.sluice.broker.control.DataPlane;
 import dev.sluice.broker.security.AccessDeniedException;
@@ -69,6 +71,7 @@ public final class EventServiceEndpoint {
   private final Supplier<Topology> topology;
   private final EndpointMetrics metrics;
   private final GrpcAccess access;
+  private final PublishedTables published;
   private final AtomicLong nextLinkId = new AtomicLong(1);
   private final ClientMistakes mistakes;
   /** At most one WARN per kind of client mistake in this interval; the meters count them all. */
@@ -80,8 +83,9 @@ public final class EventServiceEndpoint {
       java.util.function.LongSupplier queueBytesLimit, int controlQueueMessages, long resolvedFlushMillis,
       long helloTimeoutMillis, ControlPlane controlPlane, DataPlane dataPlane, SchemaStore schema,
       Supplier<Topology> topology, java.util.function.LongFunction<String> elsewhere, MeterRegistry meters,
-      GrpcAccess access) {
+      GrpcAccess access, PublishedTables published) {
     this.access = access;
+    this.published = published;
     this.settings = new ConnectionSettings(nodeId, incarnation, maxMessageBytes, queueBytesLimit, controlQueueMessages,
         resolvedFlushMillis, 10_000, helloTimeoutMillis, () -> draining != null, elsewhere);
     this.controlPlane = controlPlane;
@@ -265,15 +269,20 @@ public final class EventServiceEndpoint {
     };
   }
 
-  /** Every table alive at the ts that the principal may read (the others are left out, not refused). */
+  /**
+   * Every table alive at the ts that the principal may read (the others are left out, not refused), each
+   * flagged when the publication, as last read, leaves it out.
+   */
   private TableList listTables(ListTablesRequest r, Principal principal) {
     long ts = r.getAtTs() == 0 ? schema.resolvedTs() : r.getAtTs();
     TableList.Builder out = TableList.newBuilder().setAtTs(ts);
+    PublicationMembers members = published.current();
     for (TableInfo t : schema.tablesAt(ts)) {
       if (!principal.mayRead(t.qualifiedName())) {
         continue;
       }
-      out.addTables(TableEntry.newBuilder().setTableInfo(t.toProto()).setCreatedTs(createdTs(t, ts)));
+      out.addTables(TableEntry.newBuilder().setTableInfo(t.toProto()).setCreatedTs(createdTs(t, ts))
+          .setUnpublished(!members.publishes(t.tableId())));
     }
     return out.build();
   }
