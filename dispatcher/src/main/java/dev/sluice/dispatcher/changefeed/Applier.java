@@ -196,6 +196,10 @@ abstract class Applier {
       ended(t, error.code().name() + ": " + error.getMessage(), Math.max(t.applied.ts(), 1));
       return;
     }
+    if (error.code() == dev.sluice.api.error.ErrorCode.TABLE_NOT_PUBLISHED) {
+      roster.awaitPublication(t, roster.listedThroughTs(), error.getMessage());   // followed once a listing has it
+      return;
+    }
     throw error;
   }
 

@@ -58,6 +58,12 @@ public record ChangefeedStatus(String id, State state, long checkpointTs, List<T
      * next schema change.
      */
     NEEDS_KEY,
+    /**
+     * Waiting: the upstream publication leaves the table out, so none of its changes reach the broker (which
+     * refuses to serve it); {@link TableStatus#note()} names the fix. It is followed once the publication has
+     * it, its existing rows read by a snapshot when the changefeed loads existing rows.
+     */
+    NOT_PUBLISHED,
     /** Its stream ended: dropped upstream (its DROP applied) or gone from the broker. */
     ENDED
   }

@@ -30,6 +30,8 @@ final class FollowedTable {
   /** While held: the table version it was held at; a later one (its fix) follows it again. */
   long heldVersion;
   long heldAtTs;
+  /** The listing ts at which a followed table was found left out of the publication; -1 while it is in it. */
+  long unpublishedAtTs = -1;
   /** Whether the table has a key (its READ rows upsert; a keyless table's are appended, so it is read once only). */
   boolean keyed = true;
   /** Its snapshot as this run knows it ({@code NONE}: none asked for). */

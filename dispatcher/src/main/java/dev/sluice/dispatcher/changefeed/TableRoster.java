@@ -150,7 +150,12 @@ final class TableRoster {
       seen.add(info.getTableId());
       String name = info.getSchemaName() + "." + info.getTableName();
       FollowedTable known = tables.get(info.getTableId());
-      if (known == null && definition.filter().matches(name)) {
+      if (entry.getUnpublished() && (known != null || definition.filter().matches(name))) {
+        leftOut(known, entry, name, list.getAtTs());
+      } else if (known != null && (known.phase == ChangefeedStatus.TablePhase.NOT_PUBLISHED
+          || known.unpublishedAtTs >= 0)) {
+        published(known, list.getAtTs());
+      } else if (known == null && definition.filter().matches(name)) {
         // just before the CREATE: rows written in the creating transaction share its commit ts
         Checkpoint from = sink.checkpoint().forTable(info.getTableId()).max(Checkpoint.at(definition.startTs()))
             .max(Checkpoint.at(Math.max(0, entry.getCreatedTs() - 1)));
@@ -188,6 +193,79 @@ final class TableRoster {
 
   List<String> unmatchedRules() {
     return unmatchedRules;
+  }
+
+  /**
+   * A table the publication leaves out: one not followed yet waits ({@code NOT_PUBLISHED}, no dispatcher: the
+   * broker refuses it), one followed gets a note (what it misses from {@code atTs} on) and is read again once
+   * it is back in the publication.
+   */
+  private void leftOut(FollowedTable known, TableEntry entry, String name, long atTs) {
+    if (known == null) {
+      FollowedTable t = new FollowedTable(entry.getTableInfo().getTableId(), name, Checkpoint.at(Math.max(
+          definition.startTs(), Math.max(0, entry.getCreatedTs() - 1))), entry.getCreatedTs());
+      t.keyed = entry.getTableInfo().getPrimaryKeyCount() > 0;
+      tables.put(t.tableId, t);
+      awaitPublication(t, atTs, "the upstream publication leaves " + name + " out, so none of its changes reach the"
+          + " broker; add it (ALTER PUBLICATION ... ADD TABLE " + name + ") and the changefeed follows it"
+          + (definition.initialLoad() == InitialLoad.SNAPSHOT && t.keyed ? ", its rows read by a snapshot" : ""));
+    } else if (known.live() && known.unpublishedAtTs < 0) {
+      known.unpublishedAtTs = atTs;
+      known.note = "left out of the upstream publication (found at ts " + atTs + "): its changes no longer reach the"
+          + " broker, so rows changed since are missing downstream; add it back (ALTER PUBLICATION ... ADD TABLE "
+          + name + ")" + (known.keyed ? " and the changefeed reads its rows again" : "");
+      LOG.atWarn().addKeyValue("changefeedId", definition.id()).addKeyValue("table", name).addKeyValue("atTs", atTs)
+          .log("table left out of the upstream publication: its changes no longer arrive");
+    }
+  }
+
+  /** Waits for {@code t} to be published: its dispatcher (if any) is closed, it no longer counts for the checkpoint. */
+  void awaitPublication(FollowedTable t, long atTs, String why) {
+    t.phase = ChangefeedStatus.TablePhase.NOT_PUBLISHED;
+    t.heldAtTs = atTs;
+    t.note = why;
+    LOG.atWarn().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name).addKeyValue("atTs", atTs)
+        .log("table waits for the upstream publication to have it: {}", why);
+    close(t);
+  }
+
+  /** A table back in (or newly added to) the publication: followed, its rows read again when it has a key. */
+  private void published(FollowedTable t, long atTs) {
+    if (t.phase == ChangefeedStatus.TablePhase.NOT_PUBLISHED) {
+      t.applied = t.applied.max(Checkpoint.at(atTs));   // nothing of it was captured before: the broker had none
+      t.phase = ChangefeedStatus.TablePhase.FOLLOWING;
+      t.goneAtTs = -1;
+      t.note = null;
+      inbox.reopen(t, t.applied.ts());
+      boolean load = t.keyed && definition.initialLoad() == InitialLoad.SNAPSHOT;
+      if (!load) {
+        t.note = "published at ts " + atTs + ": followed from there; rows it had before are not read"
+            + (t.keyed ? " (the changefeed does not load existing rows; ask for a snapshot)" : " (a keyless table"
+            + " is not read again: its READ rows would be appended)");
+      }
+      LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
+          .addKeyValue("startTs", t.applied.ts()).log("table is in the upstream publication now; following it");
+      SnapshotCursor snapshot = null;
+      if (load) {
+        snapshot = SnapshotCursor.start();
+        long since = t.applied.ts();
+        t.snapshotState = TableSnapshot.State.RUNNING;
+        t.snapshotSinceTs = since;
+        t.snapshotReason = "reads the rows of a table published after the changefeed started";
+        t.sampleRows = -1;
+        t.snapshotRecords.add(s -> TableSnapshot.started(since));
+      }
+      open(t, snapshot);
+      return;
+    }
+    t.unpublishedAtTs = -1;
+    t.note = t.keyed ? null : "rows changed while the upstream publication left it out are missing downstream (a"
+        + " keyless table is not read again)";
+    LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
+        .log("table is back in the upstream publication");
+    if (t.keyed) {
+      resnapshot(t, "re-reads the rows changed while the upstream publication left the table out");
+    }
   }
 
   /** Says, in the status and once in the log, which rules match no listed table (and when they match again). */
