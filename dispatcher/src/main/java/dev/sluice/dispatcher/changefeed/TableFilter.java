@@ -9,7 +9,8 @@ import java.util.regex.Pattern;
  * Which tables a changefeed follows: glob rules on {@code "schema.table"}. A rule without {@code !}
  * includes, a rule with {@code !} excludes; a table is followed when at least one include matches and
  * no exclude does (order does not matter). {@code *} matches any run of characters except the dot,
- * {@code ?} one such character; names are compared as the source spells them (case-sensitive). Rules
+ * {@code ?} one such character; names are compared as the source spells them (case-sensitive, spaces
+ * inside a name included: {@code Mixed.Order Items}). Rules
  * are globs, not regular expressions: {@code ( ) [ ] { } | ^ \} are refused (a rule such as
  * {@code demo.(x|y)} would otherwise silently match nothing); every other character is literal.
  *
@@ -21,7 +22,8 @@ import java.util.regex.Pattern;
  */
 public final class TableFilter {
 
-  private static final Pattern RULE = Pattern.compile("!?[^.\\s]+\\.[^.\\s]+");
+  /** [!]schema.table: each part neither starts nor ends with a space, and may hold spaces (Mixed.Order Items). */
+  private static final Pattern RULE = Pattern.compile("!?[^.\\s](?:[^.]*[^.\\s])?\\.[^.\\s](?:[^.]*[^.\\s])?");
   /** Characters of regular expressions that no glob rule means literally. */
   private static final String REGEX_ONLY = "()[]{}|^\\";
 

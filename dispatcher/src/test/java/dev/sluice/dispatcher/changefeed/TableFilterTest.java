@@ -27,6 +27,9 @@ class TableFilterTest {
       public.a+b                        | public.aab        | false
       sales.orders ; public.users       | public.users      | true
       *.*  ; !pg_catalog.*              | pg_catalog.pg_class | false
+      Mixed.Order Items                 | Mixed.Order Items | true
+      Mixed.Order Items                 | Mixed.Order items | false
+      My Schema.*                       | My Schema.t       | true
       """)
   void matchesLikeTheRulesSay(String rules, String table, boolean expected) {
     TableFilter f = TableFilter.of(rules.split("\\s*;\\s*"));
@@ -36,7 +39,8 @@ class TableFilterTest {
   }
 
   @ParameterizedTest
-  @ValueSource(strings = {"", "orders", "public.orders.x", "!", "!public", "public. orders", ".orders", "public."})
+  @ValueSource(strings = {"", "orders", "public.orders.x", "!", "!public", "public. orders", ".orders", "public.",
+      "public.orders ", " public.orders", "public .orders"})
   void rejectsRulesThatAreNotSchemaDotTable(String rule) {
     assertThatThrownBy(() -> TableFilter.of("public.*", rule)).isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("\"" + rule + "\"");
