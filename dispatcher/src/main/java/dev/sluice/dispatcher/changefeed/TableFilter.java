@@ -8,8 +8,9 @@ import java.util.regex.Pattern;
 /**
  * Which tables a changefeed follows: glob rules on {@code "schema.table"}. A rule without {@code !}
  * includes, a rule with {@code !} excludes; a table is followed when at least one include matches and
- * no exclude does (order does not matter). {@code *} matches any run of characters except the dot,
- * {@code ?} one such character; names are compared as the source spells them (case-sensitive, spaces
+ * no exclude does (order does not matter). A rule's one dot parts the schema from the table; {@code *}
+ * matches any run of characters of its part, {@code ?} one character (a table named {@code a.b} in
+ * {@code public} is matched by {@code public.*}); names are compared as the source spells them (case-sensitive, spaces
  * inside a name included: {@code Mixed.Order Items}). Rules
  * are globs, not regular expressions: {@code ( ) [ ] { } | ^ \} are refused (a rule such as
  * {@code demo.(x|y)} would otherwise silently match nothing); every other character is literal.
@@ -28,8 +29,8 @@ public final class TableFilter {
   private static final String REGEX_ONLY = "()[]{}|^\\";
 
   private final List<String> rules;
-  private final List<Pattern> includes = new ArrayList<>();
-  private final List<Pattern> excludes = new ArrayList<>();
+  private final List<Glob> includes = new ArrayList<>();
+  private final List<Glob> excludes = new ArrayList<>();
 
   private TableFilter(List<String> rules) {
     this.rules = List.copyOf(rules);
@@ -67,13 +68,17 @@ public final class TableFilter {
 
   /** Whether {@code schema.table} is followed. */
   public boolean matches(String schema, String table) {
-    return matches(schema + "." + table);
+    return includes.stream().anyMatch(g -> g.matches(schema, table))
+        && excludes.stream().noneMatch(g -> g.matches(schema, table));
   }
 
-  /** Whether {@code qualifiedName} ("schema.table") is followed. */
+  /**
+   * Whether {@code qualifiedName} ("schema.table") is followed; a name with more than one dot (a dot inside the
+   * schema's or the table's name) is matched as any of the ways it parts into schema and table.
+   */
   public boolean matches(String qualifiedName) {
-    return includes.stream().anyMatch(p -> p.matcher(qualifiedName).matches())
-        && excludes.stream().noneMatch(p -> p.matcher(qualifiedName).matches());
+    return includes.stream().anyMatch(g -> g.matches(qualifiedName))
+        && excludes.stream().noneMatch(g -> g.matches(qualifiedName));
   }
 
   /** The rules as given, includes and {@code !}excludes in order. */
@@ -88,24 +93,48 @@ public final class TableFilter {
   public List<String> unmatchedRules(Collection<String> qualifiedNames) {
     List<String> out = new ArrayList<>();
     for (String rule : rules) {
-      Pattern p = glob(rule.startsWith("!") ? rule.substring(1) : rule);
-      if (qualifiedNames.stream().noneMatch(n -> p.matcher(n).matches())) {
+      Glob g = glob(rule.startsWith("!") ? rule.substring(1) : rule);
+      if (qualifiedNames.stream().noneMatch(g::matches)) {
         out.add(rule);
       }
     }
     return out;
   }
 
-  private static Pattern glob(String glob) {
+  /** A rule without its {@code !}: the schema's glob and the table's, parted at its one dot. */
+  private static Glob glob(String rule) {
+    int dot = rule.indexOf('.');
+    return new Glob(part(rule.substring(0, dot)), part(rule.substring(dot + 1)));
+  }
+
+  private static Pattern part(String glob) {
     StringBuilder re = new StringBuilder();
     for (char c : glob.toCharArray()) {
       switch (c) {
-        case '*' -> re.append("[^.]*");
-        case '?' -> re.append("[^.]");
+        case '*' -> re.append(".*");
+        case '?' -> re.append('.');
         default -> re.append(Pattern.quote(String.valueOf(c)));
       }
     }
-    return Pattern.compile(re.toString());
+    return Pattern.compile(re.toString(), Pattern.DOTALL);
+  }
+
+  /** One rule: a schema glob and a table glob. */
+  private record Glob(Pattern schema, Pattern table) {
+
+    boolean matches(String schemaName, String tableName) {
+      return schema.matcher(schemaName).matches() && table.matcher(tableName).matches();
+    }
+
+    /** Tried at every dot of the name: schema and table names may hold dots themselves. */
+    boolean matches(String qualifiedName) {
+      for (int dot = qualifiedName.indexOf('.'); dot >= 0; dot = qualifiedName.indexOf('.', dot + 1)) {
+        if (matches(qualifiedName.substring(0, dot), qualifiedName.substring(dot + 1))) {
+          return true;
+        }
+      }
+      return false;
+    }
   }
 
   @Override
