@@ -43,7 +43,7 @@ public final class TableFilter {
         if (REGEX_ONLY.indexOf(c) >= 0) {
           throw new IllegalArgumentException("table filter rule \"" + rule + "\" is not a glob: '" + c + "' belongs to"
               + " regular expressions, which rules are not; a rule is [!]schema.table where * matches any run of"
-              + " characters but '.' and ? one character, every other character literally; list alternatives as"
+              + " characters of its part and ? one character, every other character literally; list alternatives as"
               + " rules of their own (demo.x and demo.y, not demo.(x|y))");
         }
       }
