@@ -113,6 +113,22 @@ class TablesOutsideThePublicationTest {
     }
   }
 
+  @Test
+  void aForTablesInSchemaPublicationLeavesOutTheOtherSchemasTablesAndTakesNewOnesOfItsOwn(@TempDir Path dir)
+      throws Exception {
+    try (RunningBroker rb = RunningBroker.start(dir.resolve("broker"), ChangefeedConfig.defaults(),
+        "CREATE SCHEMA sales", "CREATE TABLE sales.orders (id int PRIMARY KEY)",
+        "CREATE TABLE public.notes (id int PRIMARY KEY)", "CREATE PUBLICATION sluice_pub FOR TABLES IN SCHEMA sales")) {
+      rb.awaitResolved(rb.upstream().currentLsn());
+      try (SluiceClient client = SluiceClient.connect(ClientConfig.of(rb.grpcAddress()).withCollectorId("schema"))) {
+        assertThat(unpublished(client)).containsEntry("sales.orders", false).containsEntry("public.notes", true);
+        rb.upstream().exec("CREATE TABLE sales.refunds (id int PRIMARY KEY)");
+        await().atMost(Duration.ofSeconds(30)).until(() -> unpublished(client).containsKey("sales.refunds"));
+        assertThat(unpublished(client)).containsEntry("sales.refunds", false);
+      }
+    }
+  }
+
   private static Map<String, Boolean> unpublished(SluiceClient client) throws Exception {
     TableList list = client.listTables(0).toCompletableFuture().get(30, TimeUnit.SECONDS);
     return list.getTablesList().stream().collect(Collectors.toMap(
