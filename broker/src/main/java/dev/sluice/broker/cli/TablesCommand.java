@@ -19,7 +19,8 @@ import picocli.CommandLine.Option;
  * }</pre>
  */
 @Command(name = "tables", mixinStandardHelpOptions = true, footer = ExitCode.HELP,
-    description = {"List the upstream tables the broker knows (name, id, key columns).",
+    description = {"List the upstream tables the broker knows (name, id, whether the upstream publication"
+        + " publishes it, key columns).",
         "With --include/--exclude: the tables a changefeed with those rules follows now, how many tables each rule"
             + " matches, and a warning for each rule that matches none."})
 public final class TablesCommand extends AdminCall {
@@ -38,13 +39,25 @@ public final class TablesCommand extends AdminCall {
     exclude.forEach(r -> q.add("exclude=" + URLEncoder.encode(r, StandardCharsets.UTF_8)));
     return send("GET", "/api/v1/tables" + (q.isEmpty() ? "" : "?" + String.join("&", q)), null, r -> {
       JsonObject answer = json(r);
-      TextTable t = new TextTable("TABLE", "TABLE_ID", "KEY");
+      TextTable t = new TextTable("TABLE", "TABLE_ID", "PUBLISHED", "KEY");
+      List<String> unpublished = new ArrayList<>();
       for (Object o : answer.getJsonArray("tables")) {
         JsonObject x = (JsonObject) o;
-        t.row(x.getString("table"), x.getLong("table_id"), x.getJsonArray("primary_key").isEmpty() ? "(none)"
-            : String.join(",", x.getJsonArray("primary_key").stream().map(String::valueOf).toList()));
+        boolean published = x.getBoolean("published", true);
+        if (!published) {
+          unpublished.add(x.getString("table"));
+        }
+        t.row(x.getString("table"), x.getLong("table_id"), published ? "yes" : "no",
+            x.getJsonArray("primary_key").isEmpty() ? "(none)"
+                : String.join(",", x.getJsonArray("primary_key").stream().map(String::valueOf).toList()));
       }
       t.print(out());
+      if (!unpublished.isEmpty()) {
+        err().println("sluice: warning: the upstream publication leaves " + unpublished.size() + " table(s) out ("
+            + String.join(", ", unpublished.stream().limit(5).toList()) + (unpublished.size() > 5 ? ", ..." : "")
+            + "): none of their changes reach the broker, which refuses to serve them; add them with ALTER"
+            + " PUBLICATION ... ADD TABLE");
+      }
       if (answer.containsKey("rules")) {
         out().println();
         TextTable rules = new TextTable("RULE", "KIND", "MATCHES");

@@ -17,7 +17,11 @@ import dev.sluice.dispatcher.Subscription;
 import dev.sluice.dispatcher.SubscriptionHandle;
 import dev.sluice.dispatcher.SubscriptionRejectedException;
 import dev.sluice.dispatcher.Transaction;
+import dev.sluice.broker.SluiceCommand;
 import io.vertx.core.json.JsonObject;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import picocli.CommandLine;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -57,6 +61,14 @@ class TablesOutsideThePublicationTest {
         assertThat(tables.getJsonArray("tables").stream().map(JsonObject.class::cast)
             .filter(t -> t.getString("table").equals("Mixed.Audit Log")).findFirst().orElseThrow()
             .getBoolean("published")).isFalse();
+        StringWriter out = new StringWriter();
+        StringWriter err = new StringWriter();
+        int code = new CommandLine(new SluiceCommand()).setOut(new PrintWriter(out, true))
+            .setErr(new PrintWriter(err, true)).execute("tables", "--server", rb.adminUrl());
+        assertThat(code).as(err.toString()).isZero();
+        assertThat(out.toString().lines().filter(l -> l.startsWith("Mixed.Audit Log")).findFirst().orElseThrow())
+            .contains(" no ");
+        assertThat(err.toString()).contains("the upstream publication leaves 1 table(s) out (Mixed.Audit Log)");
         JsonObject capture = rb.admin().send("GET", "/api/v1/captures", null).json().getJsonArray("captures")
             .getJsonObject(0).getJsonObject("publication_tables");
         assertThat(capture.getBoolean("all_tables")).isFalse();
