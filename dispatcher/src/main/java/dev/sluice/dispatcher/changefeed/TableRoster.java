@@ -245,17 +245,8 @@ final class TableRoster {
       }
       LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
           .addKeyValue("startTs", t.applied.ts()).log("table is in the upstream publication now; following it");
-      SnapshotCursor snapshot = null;
-      if (load) {
-        snapshot = SnapshotCursor.start();
-        long since = t.applied.ts();
-        t.snapshotState = TableSnapshot.State.RUNNING;
-        t.snapshotSinceTs = since;
-        t.snapshotReason = "reads the rows of a table published after the changefeed started";
-        t.sampleRows = -1;
-        t.snapshotRecords.add(s -> TableSnapshot.started(since));
-      }
-      open(t, snapshot);
+      open(t, load ? readFromStart(t, t.applied.ts(), "reads the rows of a table published after the changefeed"
+          + " started") : null);
       return;
     }
     t.unpublishedAtTs = -1;
@@ -326,12 +317,7 @@ final class TableRoster {
       return false;
     }
     long since = inbox.receivedThrough(t);
-    t.handle.snapshot(SnapshotCursor.start());
-    t.snapshotState = TableSnapshot.State.RUNNING;
-    t.snapshotSinceTs = since;
-    t.snapshotReason = why;
-    t.sampleRows = -1;
-    t.snapshotRecords.add(s -> TableSnapshot.started(since));
+    t.handle.snapshot(readFromStart(t, since, why));
     LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
         .addKeyValue("sinceTs", since).log("reading the table's rows again: {}", why);
     return true;
@@ -363,18 +349,24 @@ final class TableRoster {
     inbox.reopen(t, from);
     LOG.atInfo().addKeyValue("changefeedId", definition.id()).addKeyValue("table", t.name)
         .addKeyValue("startTs", from).addKeyValue("keyed", t.keyed).log("held table changed upstream; following it again");
-    SnapshotCursor reread = null;
-    if (t.keyed && t.note != null) {
-      // the rows changed while it had no key are read again (READ rows upsert)
-      long since = from;
-      reread = SnapshotCursor.start();
-      t.snapshotState = TableSnapshot.State.RUNNING;
-      t.snapshotSinceTs = since;
-      t.snapshotReason = "re-reads the rows changed while the table had no key";
-      t.sampleRows = -1;
-      t.snapshotRecords.add(s -> TableSnapshot.started(since));
-    }
-    open(t, reread);
+    // the rows changed while it had no key are read again (READ rows upsert)
+    open(t, t.keyed && t.note != null ? readFromStart(t, from, "re-reads the rows changed while the table had no key")
+        : null);
+  }
+
+  /**
+   * Marks {@code t}'s rows as read again from the start, from its stream position {@code since}, and records that
+   * in the sink before any of its READ rows.
+   *
+   * @return the cursor its subscription reads from
+   */
+  private SnapshotCursor readFromStart(FollowedTable t, long since, String why) {
+    t.snapshotState = TableSnapshot.State.RUNNING;
+    t.snapshotSinceTs = since;
+    t.snapshotReason = why;
+    t.sampleRows = -1;
+    t.snapshotRecords.add(s -> TableSnapshot.started(since));
+    return SnapshotCursor.start();
   }
 
   /** The table followed now under {@code name} ("schema.table"), or null. */
