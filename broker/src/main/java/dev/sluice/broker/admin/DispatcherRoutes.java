@@ -14,7 +14,8 @@ import java.util.Set;
  * {@code GET /api/v1/dispatchers}: every dispatcher registered on this broker with its lag: the
  * servable ts (the lower of the event and schema stores' resolved ts) minus its checkpoint, in
  * commit-ts units and, from the store's time marks, in ms. {@code changefeed} filters,
- * {@code limit} (default {@value #DEFAULT_LIMIT}) caps the answer.
+ * {@code limit} (default {@value #DEFAULT_LIMIT}) caps the answer. {@code published} is false for a dispatcher
+ * whose table the upstream publication has left out since it registered: none of its changes arrive any more.
  */
 final class DispatcherRoutes {
 
@@ -52,7 +53,7 @@ final class DispatcherRoutes {
       arr.add(new JsonObject().put("id", d.id()).put("changefeed_id", d.changefeedId()).put("span", d.span())
           .put("collector_id", d.collectorId()).put("epoch", d.epoch()).put("streaming", d.streaming())
           .put("checkpoint_ts", d.checkpointTs()).put("lag_ts", Math.max(0, servable - d.checkpointTs()))
-          .put("lag_ms", lagMs));
+          .put("lag_ms", lagMs).put("published", d.published()));
     }
     return new JsonObject().put("resolved_ts", servable).put("total", matched).put("truncated", matched > arr.size())
         .put("dispatchers", arr);

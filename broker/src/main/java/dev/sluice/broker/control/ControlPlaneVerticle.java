@@ -176,9 +176,11 @@ public final class ControlPlaneVerticle extends VerticleBase implements ControlP
     Promise<List<DispatcherView>> p = Promise.promise();
     context.runOnContext(v -> {
       List<DispatcherView> out = new ArrayList<>(registry.size());
+      var members = published.current();
       for (DispatcherEntry e : registry.all()) {
         out.add(new DispatcherView(e.id().toString(), e.registration.changefeedId(), e.registration.span().toString(),
-            e.link.collectorId(), e.epoch, e.streaming, e.checkpointTs));
+            e.link.collectorId(), e.epoch, e.streaming, e.checkpointTs,
+            members.publishes(e.registration.span().tableId())));
       }
       p.complete(out);
     });

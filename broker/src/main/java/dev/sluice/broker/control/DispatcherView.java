@@ -10,6 +10,8 @@ package dev.sluice.broker.control;
  * @param epoch        current epoch, 0 = registered, not streaming
  * @param streaming    whether the current epoch was handshaked
  * @param checkpointTs the last checkpoint the dispatcher reported (or its start ts)
+ * @param published    false when the upstream publication leaves its table out now (it left after REGISTER):
+ *                     none of its changes arrive any more
  */
 public record DispatcherView(String id, String changefeedId, String span, String collectorId, long epoch,
-    boolean streaming, long checkpointTs) {}
+    boolean streaming, long checkpointTs, boolean published) {}

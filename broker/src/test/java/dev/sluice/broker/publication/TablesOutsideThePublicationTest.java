@@ -100,6 +100,12 @@ class TablesOutsideThePublicationTest {
         rb.upstream().txn("INSERT INTO \"Mixed\".\"Audit Log\" VALUES (1, 'x')");
         await().atMost(Duration.ofSeconds(30)).until(() -> added.commits.size() == 1 || added.error.get() != null);
         assertThat(added.error.get()).isNull();
+
+        // taken out again while streaming: the dispatcher goes on (nothing of it arrives), the admin API says so
+        rb.upstream().exec("ALTER PUBLICATION sluice_pub DROP TABLE \"Mixed\".\"Audit Log\"");
+        await().atMost(Duration.ofSeconds(30)).until(() -> rb.admin().send("GET", "/api/v1/dispatchers", null).json()
+            .getJsonArray("dispatchers").stream().map(JsonObject.class::cast)
+            .filter(d -> !d.getBoolean("published")).count() == 1);
         h.close();
 
         // a table created outside the publication is flagged at once: capture reads it again after the DDL
