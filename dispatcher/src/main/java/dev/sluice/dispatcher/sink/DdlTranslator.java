@@ -14,7 +14,9 @@ import java.util.stream.Collectors;
  * Derives target statements for a DDL from the table info before and after it, for targets of another
  * dialect (or captured DDL without a query, or whose text holds several statements): CREATE TABLE,
  * ADD/DROP/RENAME COLUMN (an added column with its NOT NULL and, on PostgreSQL, its default), column type
- * changes, SET/DROP NOT NULL, SET/DROP DEFAULT (PostgreSQL), ADD PRIMARY KEY, RENAME/TRUNCATE/DROP TABLE, and an
+ * changes, SET/DROP NOT NULL, SET/DROP DEFAULT (PostgreSQL), a primary key added, moved to other columns or
+ * dropped (with the columns that enter or leave it retyped where their type depends on it: a key-sized VARCHAR for
+ * a text column on MySQL), RENAME/TRUNCATE/DROP TABLE, and an
  * index created or dropped without changing the key as nothing. Anything else is an
  * {@link UnsupportedDdlException}. The forms use IF [NOT] EXISTS where the target has them, so replaying a DDL
  * after a crash is harmless.
@@ -53,13 +55,15 @@ final class DdlTranslator {
       // targets store the values by what the type is built from (enum labels as text) and need nothing
       case DDL_TYPE_ALTER_TYPE -> List.of();
       // a derived copy has the columns and the key, no other index: an index that leaves the key as it was
-      // changes nothing here (the rows a unique one admits upstream are the rows that arrive)
+      // changes nothing here (the rows a unique one admits upstream are the rows that arrive); one that moves it
+      // (a replica identity index dropped, or a primary key made by an index) moves the copy's key
       case DDL_TYPE_CREATE_INDEX, DDL_TYPE_DROP_INDEX -> {
-        if (before.getTableName().isEmpty() || !before.getPrimaryKeyList().equals(after.getPrimaryKeyList())) {
-          throw unsupported(ddl, type + " with a table info whose key is not the one before cannot be derived"
-              + captured(ddl));
+        if (before.getTableName().isEmpty()) {
+          throw unsupported(ddl, type + " without the table info before it cannot be derived" + captured(ddl));
         }
-        yield List.of();
+        yield before.getPrimaryKeyList().equals(after.getPrimaryKeyList()) ? List.of()
+            : dialect.changeKey(table, after.getPrimaryKeyList(), movedInKey(before, after, before.getColumnsList()
+                .stream().collect(Collectors.toMap(ColumnInfo::getName, Function.identity()))));
       }
       case DDL_TYPE_OTHER, DDL_TYPE_UNSPECIFIED, UNRECOGNIZED ->
           throw unsupported(ddl, type + " cannot be derived from the table info" + captured(ddl));
@@ -104,10 +108,7 @@ final class DdlTranslator {
       if (!added.isEmpty() && !dropped.isEmpty() && ddl.ddlType() != DdlType.DDL_TYPE_ALTER_TABLE) {
         throw unsupported(ddl, ddl.ddlType() + " both adds " + names(added) + " and drops " + names(dropped));
       }
-      for (ColumnInfo c : dropped) {
-        if (before.getPrimaryKeyList().contains(c.getName())) {
-          throw unsupported(ddl, "dropping primary key column " + c.getName());
-        }
+      for (ColumnInfo c : dropped) {   // one of the key's: the key changes too, below
         out.add(dialect.dropColumn(table, c.getName()));
       }
       for (ColumnInfo c : added) {
@@ -118,9 +119,15 @@ final class DdlTranslator {
         out.add(dialect.addColumn(table, c));
       }
     }
+    boolean keyChanged = !after.getPrimaryKeyList().equals(before.getPrimaryKeyList());
+    if (keyChanged) {
+      out.addAll(dialect.changeKey(table, after.getPrimaryKeyList(), movedInKey(before, after, was)));
+    }
     for (ColumnInfo c : after.getColumnsList()) {
       ColumnInfo old = was.get(c.getName());
-      if (old != null && (old.getKind() != c.getKind() || old.getElementKind() != c.getElementKind()
+      boolean moved = old != null && before.getPrimaryKeyList().contains(c.getName())
+          != after.getPrimaryKeyList().contains(c.getName());
+      if (old != null && !moved && (old.getKind() != c.getKind() || old.getElementKind() != c.getElementKind()
           || !old.getSourceType().equals(c.getSourceType()))) {
         String type = dialect.columnType(c, after.getPrimaryKeyList().contains(c.getName()));
         if (type == null) {
@@ -137,11 +144,27 @@ final class DdlTranslator {
         out.addAll(nullabilityAndDefault(table, old, c, after.getPrimaryKeyList().contains(c.getName())));
       }
     }
-    if (before.getPrimaryKeyCount() == 0 && after.getPrimaryKeyCount() > 0) {
-      out.add(dialect.addPrimaryKey(table, after.getPrimaryKeyList()));
-    } else if (!after.getPrimaryKeyList().equals(before.getPrimaryKeyList())) {
-      throw unsupported(ddl, "the primary key changes from " + before.getPrimaryKeyList() + " to "
-          + after.getPrimaryKeyList());
+    return out;
+  }
+
+  /**
+   * The columns of {@code after} that enter or leave the key, each with its target type now; a column added by
+   * this DDL was added with its type outside the key.
+   */
+  private List<Dialect.KeyColumn> movedInKey(TableInfo before, TableInfo after, Map<String, ColumnInfo> was) {
+    List<Dialect.KeyColumn> out = new ArrayList<>();
+    for (ColumnInfo c : after.getColumnsList()) {
+      ColumnInfo old = was.get(c.getName());
+      boolean inBefore = old != null && before.getPrimaryKeyList().contains(c.getName());
+      boolean inAfter = after.getPrimaryKeyList().contains(c.getName());
+      if (inBefore != inAfter) {
+        String type = dialect.columnType(c, inAfter);
+        if (type == null) {
+          continue;   // no known kind: refused where the column's type is checked
+        }
+        String had = old == null ? dialect.columnType(c, false) : dialect.columnType(old, inBefore);
+        out.add(new Dialect.KeyColumn(c, type, !type.equals(had)));
+      }
     }
     return out;
   }

@@ -10,6 +10,7 @@ import java.math.BigDecimal;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
@@ -266,6 +267,21 @@ public enum Dialect {
           + (c.getNullable() ? "" : " NOT NULL");
     }
 
+    /** One statement (InnoDB applies it whole): dropping the key first lets a column leave it for a TEXT type. */
+    @Override
+    List<String> changeKey(String table, List<String> after, List<KeyColumn> moved) {
+      List<String> clauses = new ArrayList<>();
+      clauses.add("DROP INDEX IF EXISTS `PRIMARY`");
+      for (KeyColumn k : moved) {   // restated whole: MODIFY sets the NULL-ness with the type
+        clauses.add("MODIFY COLUMN " + quote(k.column().getName()) + " " + k.type()
+            + (k.column().getNullable() && !after.contains(k.column().getName()) ? "" : " NOT NULL"));
+      }
+      if (!after.isEmpty()) {
+        clauses.add("ADD PRIMARY KEY (" + quoted(after) + ")");
+      }
+      return List.of("ALTER TABLE " + table + " " + String.join(", ", clauses));
+    }
+
     @Override
     String renameColumn(String table, String from, String to) {
       return "ALTER TABLE " + table + " RENAME COLUMN IF EXISTS " + quote(from) + " TO " + quote(to);
@@ -414,6 +430,37 @@ public enum Dialect {
   String addPrimaryKey(String table, List<String> columns) {
     return "ALTER TABLE " + table + " ADD PRIMARY KEY (" + quoted(columns) + ")";
   }
+
+  /**
+   * Moves {@code table}'s primary key to {@code after} (empty: none), with the columns that enter or leave it
+   * ({@code moved}) retyped where their type depends on being in the key. The key the target has, if any, is dropped
+   * first, so the statements replayed after they reached the target leave the table as they did the first time.
+   */
+  List<String> changeKey(String table, List<String> after, List<KeyColumn> moved) {
+    List<String> out = new ArrayList<>();
+    // whatever its name: the target named it when it created the table, or after a rename
+    String literal = "'" + table.replace("'", "''") + "'";
+    out.add("DO $sluice$ DECLARE n text; BEGIN SELECT conname INTO n FROM pg_catalog.pg_constraint WHERE conrelid"
+          + " = " + literal + "::regclass AND contype = 'p'; IF n IS NOT NULL THEN EXECUTE format('ALTER TABLE %s DROP"
+          + " CONSTRAINT %I', " + literal + ", n); END IF; END $sluice$");
+    for (KeyColumn k : moved) {
+      if (k.typeChanged()) {
+        out.add(alterColumnType(table, k.column(), k.type()));
+      }
+    }
+    if (!after.isEmpty()) {
+      out.add(addPrimaryKey(table, after));
+    }
+    return out;
+  }
+
+  /**
+   * A column that enters or leaves the key.
+   *
+   * @param type        its target type now (a key-sized one in the key, on MySQL)
+   * @param typeChanged whether that differs from the type the target has
+   */
+  record KeyColumn(ColumnInfo column, String type, boolean typeChanged) {}
 
   /**
    * ADD COLUMN with the column's NOT NULL and its default ({@link #defaultClause}), so that the rows the

@@ -467,6 +467,42 @@ abstract class JdbcUpsertSinkContract {
     assertThat(scalar("SELECT abalance FROM " + accounts + " WHERE aid = 1")).isEqualTo(11);
   }
 
+  /**
+   * A key that changes upstream (a migration moves the primary key, a replica identity index is set or dropped):
+   * a derived copy follows it, a text column becoming the key included, and upserts and deletes by the new key;
+   * dropped, the table takes rows as a keyless one. Each derived ALTER replayed after a crash is harmless.
+   */
+  @Test
+  void aDerivedCopyFollowsAKeyChangeAndAppliesRowsByTheNewKey() throws Exception {
+    TableInfo byId = TableInfo.newBuilder().setTableId(903).setSchemaName("public").setTableName("members")
+        .setVersion(1000).addColumns(col("id", "bigint", ValueKind.VALUE_KIND_INT64, false))
+        .addColumns(col("email", "text", ValueKind.VALUE_KIND_STRING, false))
+        .addColumns(col("name", "text", ValueKind.VALUE_KIND_STRING, true)).addPrimaryKey("id").build();
+    TableInfo byEmail = byId.toBuilder().setVersion(1010).clearPrimaryKey().addPrimaryKey("email").build();
+    TableInfo keyless = byId.toBuilder().setVersion(1020).clearPrimaryKey().build();
+    String members = config().dialect().qualified(schema, "members");
+    sink.applyDdl(ddl(1000, DdlType.DDL_TYPE_CREATE_TABLE, "", "", TableInfo.getDefaultInstance(), byId), 1000);
+    sink.apply(List.of(txn(1001, byId, insert(byId, 0, i(1), s("a@x"), s("A")), insert(byId, 1, i(2), s("b@x"),
+        s("B")))), 1001);
+
+    var rekey = ddl(1010, DdlType.DDL_TYPE_ALTER_TABLE, "ALTER TABLE members DROP CONSTRAINT members_pkey, ADD"
+        + " PRIMARY KEY (email)", otherDialect(), byId, byEmail);
+    sink.applyDdl(rekey, 1010);
+    sink.apply(List.of(txn(1011, byEmail, insert(byEmail, 0, i(3), s("a@x"), s("A2")),   // an upsert by email
+        delete(byEmail, 1, nul(), s("b@x"), nul()))), 1011);
+    assertThat(scalar("SELECT count(*) FROM " + members)).isEqualTo(1);
+    assertThat(scalar("SELECT id FROM " + members + " WHERE email = 'a@x'")).isEqualTo(3);
+    for (String replayed : new DdlTranslator(config().dialect()).derive(rekey, members, schema, "")) {
+      exec(replayed);   // the crash: the ALTER reached the target, its checkpoint did not
+    }
+
+    sink.applyDdl(ddl(1020, DdlType.DDL_TYPE_ALTER_TABLE, "ALTER TABLE members DROP CONSTRAINT members_pkey",
+        otherDialect(), byEmail, keyless), 1020);
+    sink.apply(List.of(txn(1021, keyless, insert(keyless, 0, i(4), s("a@x"), s("again")))), 1021);
+    assertThat(scalar("SELECT count(*) FROM " + members + " WHERE email = 'a@x'")).isEqualTo(2);   // no key: appended
+    assertThat(storedCheckpoint()).isEqualTo(1021);
+  }
+
   /** Started after its CREATE: the keyless table is created as it was before the ALTER that keys it. */
   @Test
   void aKeylessTableAlteredBeforeItsFirstRowIsCreatedThenKeyed() throws Exception {
@@ -620,7 +656,7 @@ abstract class JdbcUpsertSinkContract {
   }
 
   @Test
-  void anIndexOfAnotherDialectIsNothingToADerivedCopyUnlessItChangesTheKey() throws Exception {
+  void anIndexOfAnotherDialectIsNothingToADerivedCopyUnlessItMovesTheKeyWhichTheCopyFollows() throws Exception {
     sink.apply(List.of(ins(101, 1, "a")), 101);
     var index = ddl(500, DdlType.DDL_TYPE_CREATE_INDEX, "CREATE UNIQUE INDEX i ON orders (note)", otherDialect(),
         ORDERS, ORDERS.toBuilder().setVersion(500).build());
@@ -629,10 +665,11 @@ abstract class JdbcUpsertSinkContract {
     assertThat(sink.checkpoint().tables().get(ORDERS.getTableId()).ddlTs()).isEqualTo(500);
     assertThat(storedCheckpoint()).isEqualTo(501);
 
-    var rekeyed = ddl(600, DdlType.DDL_TYPE_DROP_INDEX, "DROP INDEX i", otherDialect(),
-        ORDERS.toBuilder().setVersion(500).build(),
-        ORDERS.toBuilder().setVersion(600).clearPrimaryKey().addPrimaryKey("note").build());
-    assertThatThrownBy(() -> sink.applyDdl(rekeyed, 600)).isInstanceOf(UnsupportedDdlException.class)
-        .hasMessageContaining("DROP_INDEX").hasMessageContaining("key");
+    // the index that keyed the table upstream (its replica identity) is dropped: the key moves, and so does the copy's
+    TableInfo byNote = ORDERS.toBuilder().setVersion(600).clearPrimaryKey().addPrimaryKey("note").build();
+    sink.applyDdl(ddl(600, DdlType.DDL_TYPE_DROP_INDEX, "DROP INDEX i", otherDialect(),
+        ORDERS.toBuilder().setVersion(500).build(), byNote), 600);
+    sink.apply(List.of(txn(601, byNote, insert(byNote, 0, i(3), s("b"), nul()))), 601);   // an upsert by note
+    assertThat(rows()).containsExactly("1:a:null", "3:b:null");
   }
 }
