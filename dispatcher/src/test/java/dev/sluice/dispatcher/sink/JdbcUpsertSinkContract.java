@@ -503,6 +503,24 @@ abstract class JdbcUpsertSinkContract {
     assertThat(storedCheckpoint()).isEqualTo(1021);
   }
 
+  /** A keyless table keyed later by a text column: the column takes the key-sized type where the target needs one. */
+  @Test
+  void aTextColumnThatBecomesTheKeyOfAKeylessTableTakesRowsByIt() throws Exception {
+    TableInfo keyless = TableInfo.newBuilder().setTableId(904).setSchemaName("public").setTableName("skus")
+        .setVersion(900).addColumns(col("code", "text", ValueKind.VALUE_KIND_STRING, false))
+        .addColumns(col("qty", "bigint", ValueKind.VALUE_KIND_INT64, true)).build();
+    TableInfo keyed = keyless.toBuilder().setVersion(910).addPrimaryKey("code").build();
+    sink.applyDdl(ddl(900, DdlType.DDL_TYPE_CREATE_TABLE, "", "", TableInfo.getDefaultInstance(), keyless), 900);
+    sink.applyDdl(ddl(910, DdlType.DDL_TYPE_ALTER_TABLE, "ALTER TABLE skus ADD PRIMARY KEY (code)", otherDialect(),
+        keyless, keyed), 910);
+    sink.apply(List.of(txn(911, keyed, insert(keyed, 0, s("A-1"), i(1)))), 911);
+    sink.apply(List.of(txn(912, keyed, insert(keyed, 0, s("A-1"), i(2)))), 912);   // an upsert by the text key
+
+    String skus = config().dialect().qualified(schema, "skus");
+    assertThat(scalar("SELECT count(*) FROM " + skus)).isEqualTo(1);
+    assertThat(scalar("SELECT qty FROM " + skus + " WHERE code = 'A-1'")).isEqualTo(2);
+  }
+
   /** Started after its CREATE: the keyless table is created as it was before the ALTER that keys it. */
   @Test
   void aKeylessTableAlteredBeforeItsFirstRowIsCreatedThenKeyed() throws Exception {
