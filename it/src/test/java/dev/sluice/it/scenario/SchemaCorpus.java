@@ -39,6 +39,7 @@ final class SchemaCorpus {
             + " sku varchar(32) NOT NULL REFERENCES shop.products (sku), qty int NOT NULL,"
             + " weight numeric(10,3) GENERATED ALWAYS AS (qty * 0.125) STORED, PRIMARY KEY (order_id, line))"));
     out.add(List.of("CREATE INDEX orders_placed ON shop.orders (placed)"));   // nothing a derived copy keeps
+    out.add(List.of("CREATE TABLE shop.coupons (id int PRIMARY KEY, code text NOT NULL, pct int)"));
     out.add(List.of("CREATE SCHEMA bench",
         "CREATE TABLE bench.accounts (aid int NOT NULL, bid int, abalance int, filler char(84))",
         "CREATE TABLE bench.history (tid int, bid int, aid int, delta int, mtime timestamp, filler char(22))"));
@@ -104,6 +105,12 @@ final class SchemaCorpus {
         "DELETE FROM events.log WHERE id = 3"));
     out.add(List.of("DELETE FROM shop.orders WHERE id = 1"));   // its items go with it (ON DELETE CASCADE)
     out.add(List.of("DROP INDEX shop.orders_placed"));
+    // a migration moves the key to a text column: the copies follow it, then rows change by the new key
+    out.add(List.of("INSERT INTO shop.coupons SELECT g, 'C' || g, g % 50 FROM generate_series(1, 30) g"));
+    out.add(List.of("ALTER TABLE shop.coupons DROP CONSTRAINT coupons_pkey, ADD PRIMARY KEY (code)"));
+    out.add(List.of("UPDATE shop.coupons SET pct = pct + 1 WHERE id % 4 = 0", "DELETE FROM shop.coupons WHERE code"
+        + " IN ('C3', 'C7')", "UPDATE shop.coupons SET code = 'renamed' WHERE code = 'C9'",
+        "INSERT INTO shop.coupons VALUES (1, 'again', 5)"));
     out.add(List.of("UPDATE logs.lines SET msg = 'changed once' WHERE ctid = (SELECT min(ctid) FROM logs.lines"
         + " WHERE msg = 'same line')", "DELETE FROM logs.lines WHERE msg = 'line 0'"));
     StringBuilder wideRow = new StringBuilder("INSERT INTO wide.t VALUES (1");
@@ -132,7 +139,7 @@ final class SchemaCorpus {
   /**
    * A table whose replica identity is a unique index other than its primary key (the log identifies its rows by
    * email, so that is its key), with {@code rounds} rounds of inserts, updates and deletes and one identity change.
-   * Set up before a changefeed starts: a derived target cannot follow the key change the ALTER makes.
+   * Set up before a changefeed starts, so its rows are loaded by a snapshot keyed by email.
    */
   static List<List<String>> replicaIdentityIndexTable(int rounds) {
     List<List<String>> out = new ArrayList<>();
