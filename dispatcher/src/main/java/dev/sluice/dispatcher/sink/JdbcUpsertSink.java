@@ -1,7 +1,6 @@
 package dev.sluice.dispatcher.sink;
 
 import dev.sluice.api.error.SluiceException;
-import dev.sluice.api.secret.Redactor;
 import dev.sluice.api.v1.DdlType;
 import dev.sluice.api.v1.RowOp;
 import dev.sluice.api.v1.TableInfo;
@@ -11,10 +10,7 @@ import dev.sluice.dispatcher.DdlChange;
 import dev.sluice.dispatcher.RowChangeView;
 import dev.sluice.dispatcher.RowImage;
 import dev.sluice.dispatcher.Transaction;
-import java.sql.Connection;
 import java.sql.SQLException;
-import java.sql.SQLRecoverableException;
-import java.sql.SQLTransientException;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -76,22 +72,9 @@ public final class JdbcUpsertSink implements Sink {
   private final JdbcSinkConfig config;
   private final Dialect dialect;
   private final JdbcProgress progress;
-  private Connection connection;
-  /** Autocommit, opened when a type change must be committed before the rows of the target transaction. */
-  private Connection typesAhead;
-  /** Of the tables this connection creates; chosen at first use. */
-  private String tableOptions;
-  private RowWriter writer;
-  private PgCopyLoader copyLoader;
-  private DdlStatements ddl;
-  /** MySQL/MariaDB only: PostgreSQL's numeric holds every decimal exactly. */
-  private DecimalColumns decimals;
-  /** PostgreSQL only. */
-  private IdentityColumns identity;
-  /** PostgreSQL only: the user-defined types tables need; other targets store their values by kind. */
-  private PgUserTypes userTypes;
-  /** PostgreSQL only: tables loading their snapshot without their key; the rest of their state is in the progress. */
-  private DeferredKeys deferredKeys;
+  /** The connection and what lives as long as it; null until the first use and after a broken one was closed. */
+  private TargetSession session;
+  /** Read by the first session, kept by the next ones. */
   private String homeSchema;
   private boolean constraintsRelaxed;
   private final Set<Long> ensuredTables = new HashSet<>();
@@ -115,9 +98,9 @@ public final class JdbcUpsertSink implements Sink {
     JdbcUpsertSink sink = new JdbcUpsertSink(config);
     try {
       sink.connection();
-      sink.fence().claim(sink.connection, sink.tableOptions());   // before the progress is read: what an older owner
+      sink.fence().claim(sink.session.connection, sink.session.tableOptions());   // before the progress is read: what an older owner
                                                                    // committed until now is in it
-      sink.progress.open(sink.connection, sink.homeSchema, sink.tableOptions());
+      sink.progress.open(sink.session.connection, sink.homeSchema, sink.session.tableOptions());
       LOG.atInfo().addKeyValue("changefeedId", config.changefeedId())
           .addKeyValue("checkpointTs", sink.progress.checkpointTs()).addKeyValue("tables", sink.progress.tableCount())
           .addKeyValue("constraintsRelaxed", sink.constraintsRelaxed).log("JDBC sink opened");
@@ -162,7 +145,7 @@ public final class JdbcUpsertSink implements Sink {
 
   /** Updates and deletes of keyless tables that matched no target row since the last connect. */
   public long unmatchedRows() {
-    return writer == null ? 0 : writer.unmatchedRows();
+    return session == null ? 0 : session.writer.unmatchedRows();
   }
 
   /**
@@ -190,7 +173,7 @@ public final class JdbcUpsertSink implements Sink {
       for (Map.Entry<Long, SinkCheckpoint.TableProgress> e : tables.entrySet()) {
         if (e.getValue().deferredKey() != null) {
           table = e.getValue().tableName();
-          fence().guard(connection);
+          fence().guard(session.connection);
           finishDeferred(e.getKey(), false);
           finished.add(table);
         }
@@ -220,7 +203,7 @@ public final class JdbcUpsertSink implements Sink {
     long ts = 0;
     try {
       connection();
-      fence().guard(connection);
+      fence().guard(session.connection);
       List<SinkChange> changes = constraintsRelaxed ? byTable(given) : given;
       // the tables rows go to are created before the first row: on MySQL a CREATE commits at once
       Set<Long> changedHere = new HashSet<>();
@@ -237,7 +220,7 @@ public final class JdbcUpsertSink implements Sink {
       for (SinkChange c : changes) {
         table = c instanceof SinkChange.Rows r ? r.transaction().tableName() : ((SinkChange.Schema) c).ddl().tableName();
         ts = c.commitTs();
-        fence().guard(connection);   // again after a commit inside this call (a CREATE or DDL on MySQL)
+        fence().guard(session.connection);   // again after a commit inside this call (a CREATE or DDL on MySQL)
         if (c instanceof SinkChange.Rows r) {
           writeRows(r.transaction());
         } else {
@@ -264,7 +247,7 @@ public final class JdbcUpsertSink implements Sink {
     }
     try {
       connection();
-      fence().guard(connection);
+      fence().guard(session.connection);
       commitStaged(Math.max(progress.checkpointTs(), changefeedCheckpointTs));
     } catch (SQLException e) {
       throw rollbackAndClassify(e, "(checkpoint)", changefeedCheckpointTs);
@@ -288,11 +271,11 @@ public final class JdbcUpsertSink implements Sink {
       boolean open = !staged.isEmpty();
       stage(tableId, base.withSnapshot(snapshot));
       if (base.deferredKey() != null && DeferredKeys.ends(base.snapshot(), snapshot)) {
-        fence().guard(connection);
+        fence().guard(session.connection);
         finishDeferred(tableId, false);   // not the snapshot that began the deferral any more
       }
       if (!open) {
-        fence().guard(connection);
+        fence().guard(session.connection);
         commitStaged(progress.checkpointTs());
       }
     } catch (SQLException e) {
@@ -311,7 +294,7 @@ public final class JdbcUpsertSink implements Sink {
       SinkCheckpoint.TableProgress base = p != null ? p : new SinkCheckpoint.TableProgress(tableName,
           Checkpoint.at(0), 0);
       stage(tableId, base.droppedAt(droppedTs));
-      fence().guard(connection);
+      fence().guard(session.connection);
       finishDeferred(tableId, true);   // the target table stays: with its key and the changes of its stream
       commitStaged(progress.checkpointTs());
       LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", tableName)
@@ -323,43 +306,11 @@ public final class JdbcUpsertSink implements Sink {
 
   @Override
   public void close() {
-    if (writer != null) {
-      writer.close();
-      writer = null;
+    if (session != null) {
+      session.close();   // an open target transaction is rolled back
+      session = null;
     }
-    if (connection != null) {
-      try {
-        connection.close();   // an open target transaction is rolled back
-      } catch (SQLException e) {
-        // closing anyway
-      }
-      connection = null;
-    }
-    closeTypesAhead();
     staged.clear();
-  }
-
-  private void closeTypesAhead() {
-    if (typesAhead != null) {
-      try {
-        typesAhead.close();
-      } catch (SQLException e) {
-        // closing anyway
-      }
-      typesAhead = null;
-    }
-  }
-
-  /** The autocommit connection {@link PgUserTypes} commits enum labels on, so the rows after them may use them. */
-  private Connection typesAhead() throws SQLException {
-    if (typesAhead == null || typesAhead.isClosed()) {
-      typesAhead = JdbcTarget.connect(config.jdbcUrl(), config.user(), config.password());
-      typesAhead.setAutoCommit(true);
-      try (Statement st = typesAhead.createStatement()) {
-        st.execute("SET lock_timeout = '30s'");   // never wait for ever on a lock the target transaction holds
-      }
-    }
-    return typesAhead;
   }
 
   /**
@@ -404,15 +355,15 @@ public final class JdbcUpsertSink implements Sink {
   private void commitStaged(long checkpointTs) throws SQLException {
     flushRows();
     for (Map.Entry<Long, SinkCheckpoint.TableProgress> e : staged.entrySet()) {
-      progress.writeTable(connection, e.getKey(), e.getValue());
+      progress.writeTable(session.connection, e.getKey(), e.getValue());
     }
-    progress.writeCheckpoint(connection, checkpointTs);
-    connection.commit();
+    progress.writeCheckpoint(session.connection, checkpointTs);
+    session.connection.commit();
     if (fence != null) {
       fence.transactionEnded();
     }
-    if (copyLoader != null) {
-      copyLoader.transactionEnded();
+    if (session.copyLoader != null) {
+      session.copyLoader.transactionEnded();
     }
     progress.committed(staged, checkpointTs);
     staged.clear();
@@ -440,10 +391,10 @@ public final class JdbcUpsertSink implements Sink {
     ensureTable(t.tableInfo(), t.commitTs());
     String target = target(t.tableInfo());
     String deferredKey = deferredKey(t, p, target);
-    writer.at(t.commitTs());
+    session.writer.at(t.commitTs());
     List<RowImage> chunk = copyable(t, at, target);
     if (deferredKey != null) {
-      deferredKeys.write(target, t, at, chunk);
+      session.deferredKeys.write(target, t, at, chunk);
     } else if (chunk == null || !copied(target, t.tableInfo(), chunk)) {
       for (RowChangeView row : t.rows()) {
         if (!at.covers(t.commitTs(), row.rowSeq())) {
@@ -465,17 +416,17 @@ public final class JdbcUpsertSink implements Sink {
    * longer follows.
    */
   private String deferredKey(Transaction t, SinkCheckpoint.TableProgress p, String target) throws SQLException {
-    if (deferredKeys == null) {
+    if (session.deferredKeys == null) {
       return null;
     }
     String key = p == null ? null : p.deferredKey();
-    if (key != null && !deferredKeys.follows(t.tableId(), t.tableInfo())) {
+    if (key != null && !session.deferredKeys.follows(t.tableId(), t.tableInfo())) {
       finishDeferred(t.tableId(), false);   // its shape changed without a DDL applied here
       return null;
     }
     if (key == null && DeferredKeys.mayDefer(t, p == null ? TableSnapshot.NONE : p.snapshot())) {
-      writer.flush();   // the probe sees the rows before it
-      key = deferredKeys.defer(target, t);
+      session.writer.flush();   // the probe sees the rows before it
+      key = session.deferredKeys.defer(target, t);
     }
     return key;
   }
@@ -486,12 +437,12 @@ public final class JdbcUpsertSink implements Sink {
    */
   private void finishDeferred(long tableId, boolean ifTableExists) throws SQLException {
     SinkCheckpoint.TableProgress p = current(tableId);
-    if (deferredKeys == null || p == null || p.deferredKey() == null) {
+    if (session.deferredKeys == null || p == null || p.deferredKey() == null) {
       return;
     }
-    writer.flush();
-    deferredKeys.finish(tableId, p.tableName(), p.deferredKey(), ifTableExists, (info, commitTs, row) -> {
-      writer.at(commitTs);
+    session.writer.flush();
+    session.deferredKeys.finish(tableId, p.tableName(), p.deferredKey(), ifTableExists, (info, commitTs, row) -> {
+      session.writer.at(commitTs);
       write(target(info), targetSchema(info), info, commitTs, row);
     });
     stage(tableId, p.withDeferredKey(null));
@@ -499,9 +450,9 @@ public final class JdbcUpsertSink implements Sink {
 
   /** Executes the rows batched for the open target transaction. */
   private void flushRows() throws SQLException {
-    writer.flush();
-    if (deferredKeys != null) {
-      deferredKeys.flush();
+    session.writer.flush();
+    if (session.deferredKeys != null) {
+      session.deferredKeys.flush();
     }
   }
 
@@ -512,7 +463,7 @@ public final class JdbcUpsertSink implements Sink {
    * one by one.
    */
   private List<RowImage> copyable(Transaction t, Checkpoint at, String target) throws SQLException {
-    if (copyLoader == null || t.rows().size() < PgCopyLoader.MIN_ROWS) {
+    if (session.copyLoader == null || t.rows().size() < PgCopyLoader.MIN_ROWS) {
       return null;
     }
     List<RowImage> images = new ArrayList<>(t.rows().size());
@@ -522,7 +473,7 @@ public final class JdbcUpsertSink implements Sink {
       }
       images.add(row.after());
     }
-    if (identity != null && !identity.always(target).isEmpty()) {
+    if (session.identity != null && !session.identity.always(target).isEmpty()) {
       return null;
     }
     return images;
@@ -530,15 +481,15 @@ public final class JdbcUpsertSink implements Sink {
 
   /** Loads a chunk by COPY; false, with nothing written, when an image lacks a value (it goes row by row). */
   private boolean copied(String target, TableInfo info, List<RowImage> chunk) throws SQLException {
-    writer.flush();   // rows batched before it keep their order
-    return copyLoader.upsert(target, info, chunk);
+    session.writer.flush();   // rows batched before it keep their order
+    return session.copyLoader.upsert(target, info, chunk);
   }
 
   private void write(String target, String schema, TableInfo info, long commitTs, RowChangeView row)
       throws SQLException {
-    if (decimals != null && row.after().isPresent()) {   // the image an upsert binds
+    if (session.decimals != null && row.after().isPresent()) {   // the image an upsert binds
       try {
-        decimals.check(schema, info, row.after());
+        session.decimals.check(schema, info, row.after());
       } catch (SQLException e) {
         throw RejectedRowException.of(e, List.of(new RejectedRowException.Row(info, 0, row.after(), null)));
       }
@@ -555,24 +506,24 @@ public final class JdbcUpsertSink implements Sink {
       writeKeyless(target, info, commitTs, row);
       return;
     }
-    Set<String> insertOnly = identity == null ? Set.of() : identity.always(target);
+    Set<String> insertOnly = session.identity == null ? Set.of() : session.identity.always(target);
     switch (row.op()) {
       // a snapshot's READ row is the row as it stands: an upsert, like an insert
-      case ROW_OP_INSERT, ROW_OP_READ -> writer.upsert(target, info, row.after(), insertOnly);
+      case ROW_OP_INSERT, ROW_OP_READ -> session.writer.upsert(target, info, row.after(), insertOnly);
       case ROW_OP_UPDATE -> {
         List<Value> newKey = RowWriter.keyOf(info, row.after());
         List<Value> oldKey = row.before().isPresent() ? RowWriter.keyOf(info, row.before()) : null;
         if (oldKey != null && !oldKey.equals(newKey)) {
-          writer.delete(target, info, oldKey);     // the key changed: the old row goes
+          session.writer.delete(target, info, oldKey);     // the key changed: the old row goes
         }
-        writer.upsert(target, info, row.after(), insertOnly);
+        session.writer.upsert(target, info, row.after(), insertOnly);
       }
       case ROW_OP_DELETE -> {
         List<Value> key = RowWriter.keyOf(info, row.before().isPresent() ? row.before() : row.after());
         if (key == null) {
           throw new SQLException("a DELETE without the key columns in its before image", "22000");
         }
-        writer.delete(target, info, key);
+        session.writer.delete(target, info, key);
       }
       case ROW_OP_UNSPECIFIED, UNRECOGNIZED -> throw new SQLException("row op " + row.op() + " at row seq "
           + row.rowSeq(), "22000");
@@ -583,15 +534,15 @@ public final class JdbcUpsertSink implements Sink {
   private void writeKeyless(String target, TableInfo info, long commitTs, RowChangeView row) throws SQLException {
     switch (row.op()) {
       // a snapshot's READ row of a keyless table is appended, as an insert (docs/CAPTURE.md "Keyless tables")
-      case ROW_OP_INSERT, ROW_OP_READ -> writer.insert(target, info, row.after());
+      case ROW_OP_INSERT, ROW_OP_READ -> session.writer.insert(target, info, row.after());
       case ROW_OP_UPDATE, ROW_OP_DELETE -> {
         if (!row.before().isPresent() || row.before().size() < info.getColumnsCount()) {
           throw new RowIdentityMissingException(info, commitTs, row.op());
         }
         if (row.op() == dev.sluice.api.v1.RowOp.ROW_OP_UPDATE) {
-          writer.updateMatching(target, info, row.before(), row.after());
+          session.writer.updateMatching(target, info, row.before(), row.after());
         } else {
-          writer.deleteMatching(target, info, row.before());
+          session.writer.deleteMatching(target, info, row.before());
         }
       }
       case ROW_OP_UNSPECIFIED, UNRECOGNIZED -> throw new SQLException("row op " + row.op() + " at row seq "
@@ -603,16 +554,16 @@ public final class JdbcUpsertSink implements Sink {
     if (ensuredTables.contains(info.getTableId())) {
       return;
     }
-    ddl.checkCreatable(info, commitTs);
+    session.ddl.checkCreatable(info, commitTs);
     if (config.createTables()) {
       if (dialect == Dialect.MYSQL && !staged.isEmpty()) {
         commitStaged(progress.checkpointTs());   // a CREATE commits implicitly: the rows before it keep their progress
       }
       TableInfo mapped = forTarget(info);
-      try (Statement st = connection.createStatement()) {
-        ddl.ensureSchema(st, targetSchema(info));
+      try (Statement st = session.connection.createStatement()) {
+        session.ddl.ensureSchema(st, targetSchema(info));
         ensureTypes(mapped, TableInfo.getDefaultInstance(), info.getSchemaName() + "." + info.getTableName(), commitTs);
-        st.execute(dialect.createTable(target(info), mapped, tableOptions()));
+        st.execute(dialect.createTable(target(info), mapped, session.tableOptions()));
       }
     }
     ensuredTables.add(info.getTableId());
@@ -628,30 +579,30 @@ public final class JdbcUpsertSink implements Sink {
       return;   // applied before a restart or a replay
     }
     if (change.ddlType() == DdlType.DDL_TYPE_DROP_TABLE && p != null && p.deferredKey() != null) {
-      deferredKeys.discard(id, p.tableName());   // the table goes: its logged changes with it
+      session.deferredKeys.discard(id, p.tableName());   // the table goes: its logged changes with it
     } else {
       finishDeferred(id, false);   // the statement finds the table as its source had it, key included
     }
-    writer.flush();   // the rows before it run before it
-    if (ddl.ensureTableBefore(change, ensuredTables)) {
+    session.writer.flush();   // the rows before it run before it
+    if (session.ddl.ensureTableBefore(change, ensuredTables)) {
       ensureTable(change.tableInfoBefore(), change.commitTs());
     }
     DdlChange mapped = change.withTableInfos(forTarget(change.tableInfoBefore()), forTarget(change.tableInfoAfter()));
     if (!config.skippedDdlTypes().contains(change.ddlType()) && change.ddlType() != DdlType.DDL_TYPE_DROP_TABLE) {
       ensureTypes(mapped.tableInfoAfter(), mapped.tableInfoBefore(), change.tableName(), change.commitTs());
     }
-    List<String> statements = ddl.statementsFor(mapped);
+    List<String> statements = session.ddl.statementsFor(mapped);
     if (dialect == Dialect.MYSQL && !statements.isEmpty() && !staged.isEmpty()) {
       commitStaged(progress.checkpointTs());   // MySQL commits DDL implicitly: what came before keeps its progress
     }
-    ddl.run(mapped, statements);
-    writer.forgetStatements();
+    session.ddl.run(mapped, statements);
+    session.writer.forgetStatements();
     ensuredTables.remove(id);
-    if (decimals != null) {
-      decimals.forget();
+    if (session.decimals != null) {
+      session.decimals.forget();
     }
-    if (identity != null) {
-      identity.forget();
+    if (session.identity != null) {
+      session.identity.forget();
     }
     Checkpoint position = change.position();
     SinkCheckpoint.TableProgress next = new SinkCheckpoint.TableProgress(change.tableName(),
@@ -683,10 +634,10 @@ public final class JdbcUpsertSink implements Sink {
    * target, {@link TargetTypes}) before a CREATE, ALTER or the table's creation needs them.
    */
   private void ensureTypes(TableInfo after, TableInfo before, String table, long commitTs) throws SQLException {
-    if (userTypes == null) {
+    if (session.userTypes == null) {
       return;
     }
-    for (String sql : userTypes.reconcile(after, before)) {
+    for (String sql : session.userTypes.reconcile(after, before)) {
       LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", table)
           .addKeyValue("commitTs", commitTs).log("type for the table: {}", sql);
     }
@@ -704,51 +655,26 @@ public final class JdbcUpsertSink implements Sink {
     return fence;
   }
 
+  /** Opens a session when there is none or its connection closed; what the sink staged for the old one is gone. */
   private void connection() throws SQLException {
-    if (connection != null && !connection.isClosed()) {
+    if (session != null && !session.closed()) {
       return;
     }
     staged.clear();
     if (fence != null) {
       fence.transactionEnded();
     }
-    connection = JdbcTarget.connect(config.jdbcUrl(), config.user(), config.password());
-    connection.setAutoCommit(false);
-    writer = new RowWriter(connection, dialect, config.batchSize());
-    copyLoader = dialect == Dialect.POSTGRESQL ? new PgCopyLoader(connection) : null;   // snapshot chunks by COPY
-    decimals = dialect == Dialect.MYSQL ? new DecimalColumns(connection) : null;
-    identity = dialect == Dialect.POSTGRESQL ? new IdentityColumns(connection) : null;
-    closeTypesAhead();
-    userTypes = dialect == Dialect.POSTGRESQL ? new PgUserTypes(connection, this::typesAhead) : null;
-    tableOptions = null;
-    constraintsRelaxed = ApplySession.prepare(connection, dialect, config.changefeedId());
-    if (homeSchema == null) {
-      try (Statement st = connection.createStatement();
-           java.sql.ResultSet rs = st.executeQuery(dialect.currentSchemaQuery())) {
-        homeSchema = rs.next() ? rs.getString(1) : null;
-      }
-      connection.commit();
-      if (homeSchema == null) {
-        throw new SQLException("the JDBC URL names no default schema/database for the checkpoint tables", "3D000");
-      }
+    if (session != null) {
+      session.close();
+      session = null;
     }
-    ddl = new DdlStatements(config, dialect, connection, this::tableOptions, homeSchema);
-    deferredKeys = dialect.defersKeys() ? new DeferredKeys(connection, writer, copyLoader, config.changefeedId(),
-        dialect.qualified(homeSchema, JdbcSinkConfig.DEFERRED_ROWS_TABLE), config.batchSize()) : null;
+    session = TargetSession.open(config, homeSchema);
+    homeSchema = session.homeSchema;
+    constraintsRelaxed = session.constraintsRelaxed;
     ensuredTables.clear();
   }
 
-  private String tableOptions() throws SQLException {
-    if (tableOptions == null) {
-      tableOptions = KeyCollation.tableOptions(dialect, connection);
-    }
-    return tableOptions;
-  }
-
   private void rollbackQuietly() {
-    if (writer != null) {
-      writer.discard();   // rows batched before the failure belong to the rolled-back transaction
-    }
     staged.clear();
     stagedApplied = 0;
     stagedSkipped = 0;
@@ -756,62 +682,26 @@ public final class JdbcUpsertSink implements Sink {
       fence.transactionEnded();
     }
     ensuredTables.clear();   // a CREATE rolled back with the transaction is made again
-    if (copyLoader != null) {
-      copyLoader.transactionEnded();
-    }
-    if (deferredKeys != null) {
-      deferredKeys.rolledBack();
-    }
-    try {
-      if (connection != null && !connection.isClosed()) {
-        connection.rollback();
-      }
-    } catch (SQLException ignored) {
-      // the connection is broken: classify() sees that
+    if (session != null) {
+      session.rollback();
     }
   }
 
   private SluiceException rollbackAndClassify(SQLException e, String table, long ts) {
-    if (decimals != null) {
-      decimals.forget();   // the fix may be a wider target column: read it again on the retry
+    if (session != null && session.decimals != null) {
+      session.decimals.forget();   // the fix may be a wider target column: read it again on the retry
     }
     rollbackQuietly();
     return classify(e, table, ts);
   }
 
-  /**
-   * The typed error for {@code e}, naming the target (redacted by the exception), the table, the row
-   * when the target refused one ({@link RejectedRowException}), the commit ts and SQL state, and the
-   * driver's words capped ({@link SqlErrorText}): a 100 KB value never fills the message.
-   */
+  /** The typed error for {@code e} ({@link TargetErrors}); a transient one closes the session first. */
   private SluiceException classify(SQLException e, String table, long ts) {
-    String state = SqlErrorText.sqlState(e);
-    boolean broken;
-    try {
-      broken = connection == null || connection.isClosed() || !connection.isValid(2);
-    } catch (SQLException x) {
-      broken = true;
-    }
-    String what = table;
-    if (e instanceof RejectedRowException r && r.table() != null) {
-      what = r.table() + " " + r.row();
-      ts = r.commitTs() > 0 ? r.commitTs() : ts;
-    }
-    // a driver may echo the password in a form of its own: every literal secret of the target is masked
-    Set<String> secrets = JdbcTarget.secrets(config.jdbcUrl(), config.password());
-    String driver = Redactor.redact(e instanceof RejectedRowException ? e.getMessage() : SqlErrorText.of(e), secrets);
-    Throwable cause = Redactor.scrub(SqlErrorText.capped(e), secrets);
-    boolean transientState = state != null && (state.startsWith("08") || state.startsWith("57P")
-        || state.equals("40001") || state.equals("40P01"));
-    if (broken || transientState || e instanceof SQLTransientException || e instanceof SQLRecoverableException) {
+    SluiceException typed = TargetErrors.classify(e, table, ts, config, session == null || session.broken(),
+        constraintsRelaxed);
+    if (typed instanceof SinkUnavailableException) {
       close();
-      return new SinkUnavailableException("JDBC target " + config.jdbcUrl() + " failed while applying " + what
-          + " at commit ts " + ts + " (SQL state " + state + "); nothing of the batch was kept: " + driver, cause);
     }
-    String hint = "23503".equals(state) && !constraintsRelaxed ? " (the apply session could not turn foreign key "
-        + "checks off: see the warning when the sink opened)" : "";
-    return new SinkFailedException(e instanceof RejectedRowException r && r.table() != null ? r.table() : table, ts,
-        "JDBC target " + config.jdbcUrl() + " refused " + what + " at commit ts " + ts + " (SQL state " + state
-            + "): " + driver + hint, cause);
+    return typed;
   }
 }
