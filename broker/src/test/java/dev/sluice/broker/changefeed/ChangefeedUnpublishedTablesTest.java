@@ -49,6 +49,10 @@ class ChangefeedUnpublishedTablesTest {
       assertThat(audit.getString("note")).contains("publication leaves public.audit out")
           .contains("ALTER PUBLICATION ... ADD TABLE public.audit");
       assertThat(rows(downstream, "public.items")).isEqualTo(rows(up, "public.items")).hasSize(200);
+      Response reread = admin.send("POST", "/api/v1/changefeeds/pub/snapshot", new JsonObject().put("tables",
+          new io.vertx.core.json.JsonArray().add("public.audit")));
+      assertThat(reread.status()).isEqualTo(400);
+      assertThat(reread.json().getString("message")).contains("NOT_PUBLISHED").contains("ALTER PUBLICATION");
 
       // added: its rows are read (a snapshot, as the changefeed loads existing rows) and its changes follow
       up.exec("ALTER PUBLICATION sluice_pub ADD TABLE public.audit");

@@ -204,8 +204,9 @@ public final class ChangefeedRuntime implements AutoCloseable {
         for (String n : names) {
           FollowedTable t = roster.byName(n);
           if (t == null || t.handle == null) {
+            FollowedTable held = roster.anyByName(n);   // known, but held, waiting or ended: say which and why
             throw new IllegalArgumentException("table \"" + n + "\" is not followed by changefeed " + definition.id()
-                + " now");
+                + " now" + (held == null ? "" : " (" + held.phase + (held.note == null ? "" : ": " + held.note) + ")"));
           }
           String why = refuse.apply(t);
           if (why != null) {

@@ -369,6 +369,17 @@ final class TableRoster {
     return SnapshotCursor.start();
   }
 
+  /** The table known under {@code name} in whatever phase (the last one when several had it), or null. */
+  FollowedTable anyByName(String name) {
+    FollowedTable found = null;
+    for (FollowedTable t : tables.values()) {
+      if (t.name.equals(name)) {
+        found = t;
+      }
+    }
+    return found;
+  }
+
   /** The table followed now under {@code name} ("schema.table"), or null. */
   FollowedTable byName(String name) {
     for (FollowedTable t : tables.values()) {
