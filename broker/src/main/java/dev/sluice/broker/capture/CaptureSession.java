@@ -42,6 +42,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   private static final Logger log = LoggerFactory.getLogger(CaptureSession.class);
   private static final long IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(1);
   private static final long LONG_IDLE_PARK_NANOS = TimeUnit.MILLISECONDS.toNanos(5);
+  private static final long STALE_READ_GAP_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
 
   private final CaptureConfig config;
   private final CaptureMetrics metrics;
@@ -60,6 +61,8 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   private long publicationReadNanos;
   /** Whether a transaction with DDL came since: the publication is read again after it. */
   private boolean publicationStale;
+  /** How long the last read took. */
+  private long publicationReadTookNanos;
   private GroupCommit groupCommit;
   private PGReplicationStream stream;
   private Heartbeat heartbeat;
@@ -271,7 +274,11 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
   }
 
   private void readPublicationIfDue() {
-    if (publicationStale || System.nanoTime() - publicationReadNanos >= PublishedTables.REREAD_INTERVAL.toNanos()) {
+    long since = System.nanoTime() - publicationReadNanos;
+    // after DDL at most every 200 ms, or 10 reads' time (5,000 tables: a read takes 20-65 ms): a migration of a
+    // thousand CREATEs does not spend the capture thread on reading the catalog a thousand times
+    long staleGap = Math.max(STALE_READ_GAP_NANOS, 10 * publicationReadTookNanos);
+    if (since >= PublishedTables.REREAD_INTERVAL.toNanos() || (publicationStale && since >= staleGap)) {
       try {
         readPublication();
       } catch (SQLException e) {
@@ -285,6 +292,7 @@ final class CaptureSession implements PgOutputHandler, AutoCloseable {
     publicationReadNanos = System.nanoTime();
     publicationStale = false;
     PublicationMembers members = PublicationReader.read(catalog, config.publicationName(), System.currentTimeMillis());
+    publicationReadTookNanos = System.nanoTime() - publicationReadNanos;
     if (members != null) {
       published.update(members);
     }
