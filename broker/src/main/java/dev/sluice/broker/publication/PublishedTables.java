@@ -38,7 +38,10 @@ public final class PublishedTables {
             + " changes arrive, REGISTER of them is refused").register(registry);
   }
 
-  /** A holder that never learns of a publication: every table counts as published (a broker without an upstream). */
+  /**
+   * A holder whose gauge goes to no registry: every table counts as published until a capture updates it (and for
+   * good where none does, as in a broker without an upstream).
+   */
   public static PublishedTables none() {
     return new PublishedTables(new io.micrometer.core.instrument.simple.SimpleMeterRegistry());
   }

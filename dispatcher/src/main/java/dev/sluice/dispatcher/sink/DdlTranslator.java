@@ -62,8 +62,7 @@ final class DdlTranslator {
           throw unsupported(ddl, type + " without the table info before it cannot be derived" + captured(ddl));
         }
         yield before.getPrimaryKeyList().equals(after.getPrimaryKeyList()) ? List.of()
-            : dialect.changeKey(table, after.getPrimaryKeyList(), movedInKey(before, after, before.getColumnsList()
-                .stream().collect(Collectors.toMap(ColumnInfo::getName, Function.identity()))));
+            : dialect.changeKey(table, after.getPrimaryKeyList(), movedInKey(before, after, byName(before)));
       }
       case DDL_TYPE_OTHER, DDL_TYPE_UNSPECIFIED, UNRECOGNIZED ->
           throw unsupported(ddl, type + " cannot be derived from the table info" + captured(ddl));
@@ -91,10 +90,8 @@ final class DdlTranslator {
   private List<String> alterColumns(DdlChange ddl, String table) {
     TableInfo before = ddl.tableInfoBefore();
     TableInfo after = ddl.tableInfoAfter();
-    Map<String, ColumnInfo> was = before.getColumnsList().stream()
-        .collect(Collectors.toMap(ColumnInfo::getName, Function.identity()));
-    Map<String, ColumnInfo> is = after.getColumnsList().stream()
-        .collect(Collectors.toMap(ColumnInfo::getName, Function.identity()));
+    Map<String, ColumnInfo> was = byName(before);
+    Map<String, ColumnInfo> is = byName(after);
     List<ColumnInfo> added = after.getColumnsList().stream().filter(c -> !was.containsKey(c.getName())).toList();
     List<ColumnInfo> dropped = before.getColumnsList().stream().filter(c -> !is.containsKey(c.getName())).toList();
     List<String> out = new ArrayList<>();
@@ -185,6 +182,10 @@ final class DdlTranslator {
       out.add(setDefault);
     }
     return out;
+  }
+
+  private static Map<String, ColumnInfo> byName(TableInfo info) {
+    return info.getColumnsList().stream().collect(Collectors.toMap(ColumnInfo::getName, Function.identity()));
   }
 
   private static List<String> names(List<ColumnInfo> cs) {
