@@ -21,15 +21,17 @@ import java.util.Objects;
  * @param version    commit ts of the DDL that produced this version
  * @param versionRowSeq the DDL's place inside its transaction ({@link DdlEvent#rowSeq()}): with
  *                   {@code version}, which of several versions of one commit ts; 0 for initial versions
+ * @param generated  the STORED generated columns, which rows do not carry; empty for most tables
  */
 public record TableInfo(long tableId, String schemaName, String tableName, List<ColumnInfo> columns,
-    List<String> primaryKey, long version, long versionRowSeq) {
+    List<String> primaryKey, long version, long versionRowSeq, List<GeneratedColumn> generated) {
 
   public TableInfo {
     Objects.requireNonNull(schemaName, "schemaName");
     Objects.requireNonNull(tableName, "tableName");
     columns = List.copyOf(columns);
     primaryKey = List.copyOf(primaryKey);
+    generated = List.copyOf(generated);
     if (tableId <= 0) {
       throw new IllegalArgumentException("table id must be positive, got " + tableId);
     }
@@ -44,10 +46,21 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
     }
   }
 
-  /** A version at the start of its transaction (row seq 0). */
+  /** A version without generated columns. */
+  public TableInfo(long tableId, String schemaName, String tableName, List<ColumnInfo> columns,
+      List<String> primaryKey, long version, long versionRowSeq) {
+    this(tableId, schemaName, tableName, columns, primaryKey, version, versionRowSeq, List.of());
+  }
+
+  /** A version at the start of its transaction (row seq 0), without generated columns. */
   public TableInfo(long tableId, String schemaName, String tableName, List<ColumnInfo> columns,
       List<String> primaryKey, long version) {
     this(tableId, schemaName, tableName, columns, primaryKey, version, 0);
+  }
+
+  /** The same version with {@code columns} as its generated columns. */
+  public TableInfo withGenerated(List<GeneratedColumn> columns) {
+    return new TableInfo(tableId, schemaName, tableName, this.columns, primaryKey, version, versionRowSeq, columns);
   }
 
   /** {@code schema.table}. */
@@ -72,7 +85,7 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
 
   /** The same table at another version, produced by the DDL at {@code rowSeq} of that transaction. */
   public TableInfo withVersion(long newVersion, long rowSeq) {
-    return new TableInfo(tableId, schemaName, tableName, columns, primaryKey, newVersion, rowSeq);
+    return new TableInfo(tableId, schemaName, tableName, columns, primaryKey, newVersion, rowSeq, generated);
   }
 
   public dev.sluice.api.v1.TableInfo toProto() {
@@ -82,12 +95,15 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
     for (ColumnInfo c : columns) {
       b.addColumns(c.toProto());
     }
+    for (GeneratedColumn g : generated) {
+      b.addGeneratedColumns(g.toProto());
+    }
     return b.build();
   }
 
   public static TableInfo fromProto(dev.sluice.api.v1.TableInfo p) {
     return new TableInfo(p.getTableId(), p.getSchemaName(), p.getTableName(),
         p.getColumnsList().stream().map(ColumnInfo::fromProto).toList(), p.getPrimaryKeyList(), p.getVersion(),
-        p.getVersionRowSeq());
+        p.getVersionRowSeq(), p.getGeneratedColumnsList().stream().map(GeneratedColumn::fromProto).toList());
   }
 }

@@ -101,6 +101,16 @@ final class DdlCaptureSql {
           FROM pg_catalog.pg_attribute a
           LEFT JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
           WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = ''), '[]'::jsonb),
+        'generated', COALESCE((
+          SELECT jsonb_agg(jsonb_build_object(
+                   'name', a.attname, 'type', pg_catalog.format_type(a.atttypid, a.atttypmod), 'not_null', a.attnotnull,
+                   'expression', pg_catalog.pg_get_expr(d.adbin, d.adrelid),
+                   'position', (SELECT count(*) FROM pg_catalog.pg_attribute b WHERE b.attrelid = c.oid
+                                AND b.attnum > 0 AND b.attnum < a.attnum AND NOT b.attisdropped))
+                 ORDER BY a.attnum)
+          FROM pg_catalog.pg_attribute a
+          JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
+          WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = 's'), '[]'::jsonb),
         'key', COALESCE((
           SELECT jsonb_agg(a.attname ORDER BY k.ord)
           FROM (SELECT i.indkey FROM pg_catalog.pg_index i

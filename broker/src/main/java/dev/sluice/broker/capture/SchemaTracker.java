@@ -256,7 +256,7 @@ final class SchemaTracker {
       add(new Change(DdlType.DROP_TABLE, holder.withVersion(commitTs, seq), "", seq, List.of()));
     } else {
       add(new Change(DdlType.RENAME_TABLE, new TableInfo(holderId, now.get()[0], now.get()[1], holder.columns(),
-          holder.primaryKey(), commitTs, seq), "", seq, List.of()));
+          holder.primaryKey(), commitTs, seq, holder.generated()), "", seq, List.of()));
     }
   }
 
@@ -319,7 +319,9 @@ final class SchemaTracker {
     } else {
       key = List.of();
     }
-    return new TableInfo(relation.oid(), relation.namespace(), relation.name(), columns, key, commitTs);
+    // the relation message has no generated columns (the log leaves them out): the catalog's last word stands
+    return new TableInfo(relation.oid(), relation.namespace(), relation.name(), columns, key, commitTs, 0,
+        current == null ? List.of() : current.generated());
   }
 
   private static ColumnInfo column(TableInfo t, String name) {

@@ -4,6 +4,7 @@ import dev.sluice.api.v1.UserType;
 import dev.sluice.api.v1.UserTypeField;
 import dev.sluice.api.v1.UserTypeKind;
 import dev.sluice.schema.ColumnInfo;
+import dev.sluice.schema.GeneratedColumn;
 import dev.sluice.schema.TableInfo;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -51,7 +52,19 @@ final class TableDefinitions {
     for (int i = 0; i < key.size(); i++) {
       primaryKey.add(key.getString(i));
     }
-    return new TableInfo(tableOid, def.getString("schema"), def.getString("name"), columns, primaryKey, version);
+    return new TableInfo(tableOid, def.getString("schema"), def.getString("name"), columns, primaryKey, version, 0,
+        generated(array(def, "generated")));
+  }
+
+  /** The STORED generated columns of a definition; none in definitions captured before they were recorded. */
+  private static List<GeneratedColumn> generated(JsonArray cols) {
+    List<GeneratedColumn> out = new ArrayList<>(cols.size());
+    for (int i = 0; i < cols.size(); i++) {
+      JsonObject c = cols.getJsonObject(i);
+      out.add(new GeneratedColumn(c.getString("name"), c.getString("type"), c.getString("expression"),
+          c.getInteger("position"), !c.getBoolean("not_null", false)));
+    }
+    return out;
   }
 
   /**

@@ -36,7 +36,10 @@ class DdlCaptureTriggerModeTest {
   void start(@TempDir Path dir) {
     pg = startPostgres();
     pg.exec("CREATE TABLE marker (id serial PRIMARY KEY, label text NOT NULL)",
-        "CREATE TABLE existing (id int PRIMARY KEY, v numeric(10,2) DEFAULT 0)");
+        "CREATE TABLE existing (id int PRIMARY KEY, v numeric(10,2) DEFAULT 0)",
+        "CREATE TABLE measured (id int PRIMARY KEY, gone int, qty int,"
+            + " weight numeric(10,3) GENERATED ALWAYS AS (qty * 0.5) STORED NOT NULL, note text)",
+        "ALTER TABLE measured DROP COLUMN gone");
     h = CaptureHarness.start(dir, pg, CaptureHarness.config());
   }
 
@@ -213,6 +216,29 @@ class DdlCaptureTriggerModeTest {
     assertThat(events.get(1).toProto().getVolatileDefaultColumnsList()).containsExactly("created", "token", "wall",
         "luck", "ts", "n");
     assertThat(h.counter("sluice.capture.ddl.volatile.defaults")).isGreaterThanOrEqualTo(6);
+  }
+
+  /**
+   * A STORED generated column is in no row (pgoutput leaves it out), so it is not among the columns; the table info
+   * records it apart, with its expression and its place among all columns (a dropped column takes none), for a table
+   * read from the catalog at the start and for one changed by captured DDL.
+   */
+  @Test
+  void storedGeneratedColumnsAreRecordedWithTheirExpressionAndPlace() {
+    long oid = pg.oid("measured");
+    h.awaitResolved(pg.txn("INSERT INTO measured (id, qty, note) VALUES (1, 4, 'a')"));
+    TableInfo initial = h.schemas.ddlEvents(oid, 0, Long.MAX_VALUE).get(0).tableInfoAfter();
+    assertThat(initial.columns()).extracting(ColumnInfo::name).containsExactly("id", "qty", "note");
+    assertThat(initial.generated()).containsExactly(
+        new dev.sluice.schema.GeneratedColumn("weight", "numeric(10,3)", "((qty)::numeric * 0.5)", 2, false));
+
+    ddl("generated added", "ALTER TABLE measured ADD COLUMN shout text GENERATED ALWAYS AS (upper(note)) STORED");
+    List<DdlEvent> events = h.schemas.ddlEvents(oid, 0, Long.MAX_VALUE);
+    TableInfo after = events.get(events.size() - 1).tableInfoAfter();
+    assertThat(after.columns()).extracting(ColumnInfo::name).containsExactly("id", "qty", "note");
+    assertThat(after.generated()).extracting(g -> g.name() + "@" + g.position() + " AS " + g.expression())
+        .containsExactly("weight@2 AS ((qty)::numeric * 0.5)", "shout@4 AS upper(note)");
+    assertThat(TableInfo.fromProto(after.toProto())).isEqualTo(after);
   }
 
   @Test

@@ -60,6 +60,32 @@ final class DdlStatements {
     translator.checkCreatable(info, commitTs);
   }
 
+  /**
+   * Creates {@code table} from {@code info} (a table the changefeed did not see created), on PostgreSQL with its
+   * generated columns. An expression this target cannot compute (it calls a function or names a type only the source
+   * has, say) is dropped with a warning naming the columns, and the table is created without them, as on other
+   * dialects: its rows never carry them.
+   */
+  void createTable(Statement st, String table, TableInfo info, String tableOptions) throws SQLException {
+    if (dialect != Dialect.POSTGRESQL || info.getGeneratedColumnsCount() == 0) {
+      st.execute(dialect.createTable(table, info, tableOptions));
+      return;
+    }
+    Savepoint before = connection.setSavepoint();
+    try {
+      st.execute(dialect.createTable(table, info, tableOptions, true));
+      connection.releaseSavepoint(before);
+    } catch (SQLException e) {
+      connection.rollback(before);
+      LOG.atWarn().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", table)
+          .addKeyValue("sqlState", SqlErrorText.sqlState(e))
+          .addKeyValue("columns", info.getGeneratedColumnsList().stream().map(g -> g.getName()).toList())
+          .log("the generated columns cannot be created on this target ({}); creating the table without them",
+              e.getMessage());
+      st.execute(dialect.createTable(table, info, tableOptions));
+    }
+  }
+
   void ensureSchema(Statement st, String schema) throws SQLException {
     if (schema.equals(homeSchema)) {
       return;   // the connection's own: it exists, and creating it may need a privilege the user lacks

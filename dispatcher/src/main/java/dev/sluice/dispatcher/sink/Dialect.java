@@ -2,6 +2,7 @@ package dev.sluice.dispatcher.sink;
 
 import dev.sluice.api.secret.Redactor;
 import dev.sluice.api.v1.ColumnInfo;
+import dev.sluice.api.v1.GeneratedColumn;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.api.v1.UserType;
 import dev.sluice.api.v1.Value;
@@ -416,9 +417,31 @@ public enum Dialect {
 
   /** @param tableOptions appended after the column list ({@link KeyCollation#tableOptions}) */
   String createTable(String table, TableInfo info, String tableOptions) {
-    StringBuilder sb = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(table).append(" (");
+    return createTable(table, info, tableOptions, false);
+  }
+
+  /**
+   * CREATE TABLE IF NOT EXISTS for {@code info}; with {@code generated} and a PostgreSQL target, its STORED generated
+   * columns too, each at its place among the columns and computed by the target from its expression as the source
+   * spells it (other dialects have no such columns: their expressions are PostgreSQL's).
+   *
+   * @param tableOptions appended after the column list ({@link KeyCollation#tableOptions})
+   */
+  String createTable(String table, TableInfo info, String tableOptions, boolean generated) {
+    List<String> columns = new ArrayList<>();
     for (ColumnInfo c : info.getColumnsList()) {
-      sb.append(columnDefinition(c, info.getPrimaryKeyList().contains(c.getName()))).append(", ");
+      columns.add(columnDefinition(c, info.getPrimaryKeyList().contains(c.getName())));
+    }
+    if (generated && this == POSTGRESQL) {
+      // in position order, so each lands where the source has it among the columns before it
+      info.getGeneratedColumnsList().stream().sorted(java.util.Comparator.comparingInt(GeneratedColumn::getPosition))
+          .forEach(g -> columns.add(Math.min(g.getPosition(), columns.size()), quote(g.getName()) + " "
+              + g.getSourceType() + " GENERATED ALWAYS AS (" + g.getExpression() + ") STORED"
+              + (g.getNullable() ? "" : " NOT NULL")));
+    }
+    StringBuilder sb = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(table).append(" (");
+    for (String c : columns) {
+      sb.append(c).append(", ");
     }
     if (info.getPrimaryKeyCount() == 0) {
       return sb.substring(0, sb.length() - 2) + ")" + tableOptions;   // keyless until an ALTER adds the key

@@ -563,7 +563,7 @@ public final class JdbcUpsertSink implements Sink {
       try (Statement st = session.connection.createStatement()) {
         session.ddl.ensureSchema(st, targetSchema(info));
         ensureTypes(mapped, TableInfo.getDefaultInstance(), info.getSchemaName() + "." + info.getTableName(), commitTs);
-        st.execute(dialect.createTable(target(info), mapped, session.tableOptions()));
+        session.ddl.createTable(st, target(info), mapped, session.tableOptions());
       }
     }
     ensuredTables.add(info.getTableId());

@@ -67,15 +67,6 @@ final class TableCompare {
     return query(pg.connect(), "SELECT x::text FROM ONLY " + t.pg() + " x", List.of());
   }
 
-  /**
-   * The rows of {@code t} on {@code pg} in the columns the log carries ({@code up}'s, without generated ones), as
-   * text, sorted: what a target created from the table info (a derived CREATE, documented in CHANGEFEEDS.md) holds.
-   */
-  static List<String> pgPublishedRows(PostgresServer pg, PostgresServer up, Table t) throws SQLException {
-    List<String> names = columns(up, t).stream().map(Column::pg).toList();
-    return query(pg.connect(), "SELECT ROW(" + String.join(", ", names) + ")::text FROM ONLY " + t.pg(), List.of());
-  }
-
   /** The rows of {@code t} upstream as the MariaDB copy shows them (its own rows only), sorted. */
   static List<String> upstreamAsMaria(PostgresServer up, Table t) throws SQLException {
     List<Column> cols = columns(up, t);
