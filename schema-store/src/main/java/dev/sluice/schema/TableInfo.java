@@ -22,9 +22,11 @@ import java.util.Objects;
  * @param versionRowSeq the DDL's place inside its transaction ({@link DdlEvent#rowSeq()}): with
  *                   {@code version}, which of several versions of one commit ts; 0 for initial versions
  * @param generated  the STORED generated columns, which rows do not carry; empty for most tables
+ * @param partitioning its place in a partition hierarchy; {@link Partitioning#NONE} for most tables
  */
 public record TableInfo(long tableId, String schemaName, String tableName, List<ColumnInfo> columns,
-    List<String> primaryKey, long version, long versionRowSeq, List<GeneratedColumn> generated) {
+    List<String> primaryKey, long version, long versionRowSeq, List<GeneratedColumn> generated,
+    Partitioning partitioning) {
 
   public TableInfo {
     Objects.requireNonNull(schemaName, "schemaName");
@@ -32,6 +34,7 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
     columns = List.copyOf(columns);
     primaryKey = List.copyOf(primaryKey);
     generated = List.copyOf(generated);
+    Objects.requireNonNull(partitioning, "partitioning");
     if (tableId <= 0) {
       throw new IllegalArgumentException("table id must be positive, got " + tableId);
     }
@@ -46,21 +49,22 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
     }
   }
 
-  /** A version without generated columns. */
+  /** A version without generated columns, in no partition hierarchy. */
   public TableInfo(long tableId, String schemaName, String tableName, List<ColumnInfo> columns,
       List<String> primaryKey, long version, long versionRowSeq) {
-    this(tableId, schemaName, tableName, columns, primaryKey, version, versionRowSeq, List.of());
+    this(tableId, schemaName, tableName, columns, primaryKey, version, versionRowSeq, List.of(), Partitioning.NONE);
   }
 
-  /** A version at the start of its transaction (row seq 0), without generated columns. */
+  /** A version at the start of its transaction (row seq 0), without generated columns, in no hierarchy. */
   public TableInfo(long tableId, String schemaName, String tableName, List<ColumnInfo> columns,
       List<String> primaryKey, long version) {
     this(tableId, schemaName, tableName, columns, primaryKey, version, 0);
   }
 
-  /** The same version with {@code columns} as its generated columns. */
-  public TableInfo withGenerated(List<GeneratedColumn> columns) {
-    return new TableInfo(tableId, schemaName, tableName, this.columns, primaryKey, version, versionRowSeq, columns);
+  /** The same version with {@code columns} as its generated columns and {@code place} in a partition hierarchy. */
+  public TableInfo withLayout(List<GeneratedColumn> columns, Partitioning place) {
+    return new TableInfo(tableId, schemaName, tableName, this.columns, primaryKey, version, versionRowSeq, columns,
+        place);
   }
 
   /** {@code schema.table}. */
@@ -85,7 +89,8 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
 
   /** The same table at another version, produced by the DDL at {@code rowSeq} of that transaction. */
   public TableInfo withVersion(long newVersion, long rowSeq) {
-    return new TableInfo(tableId, schemaName, tableName, columns, primaryKey, newVersion, rowSeq, generated);
+    return new TableInfo(tableId, schemaName, tableName, columns, primaryKey, newVersion, rowSeq, generated,
+        partitioning);
   }
 
   public dev.sluice.api.v1.TableInfo toProto() {
@@ -98,12 +103,14 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
     for (GeneratedColumn g : generated) {
       b.addGeneratedColumns(g.toProto());
     }
+    partitioning.writeTo(b);
     return b.build();
   }
 
   public static TableInfo fromProto(dev.sluice.api.v1.TableInfo p) {
     return new TableInfo(p.getTableId(), p.getSchemaName(), p.getTableName(),
         p.getColumnsList().stream().map(ColumnInfo::fromProto).toList(), p.getPrimaryKeyList(), p.getVersion(),
-        p.getVersionRowSeq(), p.getGeneratedColumnsList().stream().map(GeneratedColumn::fromProto).toList());
+        p.getVersionRowSeq(), p.getGeneratedColumnsList().stream().map(GeneratedColumn::fromProto).toList(),
+        Partitioning.of(p));
   }
 }

@@ -111,6 +111,24 @@ final class DdlCaptureSql {
           FROM pg_catalog.pg_attribute a
           JOIN pg_catalog.pg_attrdef d ON d.adrelid = a.attrelid AND d.adnum = a.attnum
           WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = 's'), '[]'::jsonb),
+        'partition_by', CASE WHEN c.relkind = 'p' THEN pg_catalog.pg_get_partkeydef(c.oid) END,
+        'partition_bound', CASE WHEN c.relispartition THEN pg_catalog.pg_get_expr(c.relpartbound, c.oid) END,
+        'partition_ancestors', CASE WHEN c.relispartition THEN COALESCE((
+          SELECT jsonb_agg(jsonb_build_object(
+                   'schema', an.nspname, 'name', ac.relname, 'partition_by', pg_catalog.pg_get_partkeydef(ac.oid),
+                   'partition_bound', CASE WHEN ac.relispartition
+                                      THEN pg_catalog.pg_get_expr(ac.relpartbound, ac.oid) END,
+                   'key', COALESCE((
+                     SELECT jsonb_agg(ka.attname ORDER BY k.ord)
+                     FROM pg_catalog.pg_index ai
+                     CROSS JOIN LATERAL unnest(ai.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
+                     JOIN pg_catalog.pg_attribute ka ON ka.attrelid = ac.oid AND ka.attnum = k.attnum
+                     WHERE ai.indrelid = ac.oid AND ai.indisprimary), '[]'::jsonb))
+                 ORDER BY x.level)
+          FROM pg_catalog.pg_partition_ancestors(c.oid) WITH ORDINALITY AS x(relid, level)
+          JOIN pg_catalog.pg_class ac ON ac.oid = x.relid
+          JOIN pg_catalog.pg_namespace an ON an.oid = ac.relnamespace
+          WHERE x.relid <> c.oid), '[]'::jsonb) END,
         'key', COALESCE((
           SELECT jsonb_agg(a.attname ORDER BY k.ord)
           FROM (SELECT i.indkey FROM pg_catalog.pg_index i

@@ -256,7 +256,7 @@ final class SchemaTracker {
       add(new Change(DdlType.DROP_TABLE, holder.withVersion(commitTs, seq), "", seq, List.of()));
     } else {
       add(new Change(DdlType.RENAME_TABLE, new TableInfo(holderId, now.get()[0], now.get()[1], holder.columns(),
-          holder.primaryKey(), commitTs, seq, holder.generated()), "", seq, List.of()));
+          holder.primaryKey(), commitTs, seq, holder.generated(), holder.partitioning()), "", seq, List.of()));
     }
   }
 
@@ -319,9 +319,11 @@ final class SchemaTracker {
     } else {
       key = List.of();
     }
-    // the relation message has no generated columns (the log leaves them out): the catalog's last word stands
+    // the relation message has no generated columns (the log leaves them out) nor partitioning: the catalog's last
+    // word stands
     return new TableInfo(relation.oid(), relation.namespace(), relation.name(), columns, key, commitTs, 0,
-        current == null ? List.of() : current.generated());
+        current == null ? List.of() : current.generated(),
+        current == null ? dev.sluice.schema.Partitioning.NONE : current.partitioning());
   }
 
   private static ColumnInfo column(TableInfo t, String name) {

@@ -5,6 +5,7 @@ import dev.sluice.api.v1.UserTypeField;
 import dev.sluice.api.v1.UserTypeKind;
 import dev.sluice.schema.ColumnInfo;
 import dev.sluice.schema.GeneratedColumn;
+import dev.sluice.schema.Partitioning;
 import dev.sluice.schema.TableInfo;
 import io.vertx.core.json.JsonArray;
 import io.vertx.core.json.JsonObject;
@@ -53,7 +54,32 @@ final class TableDefinitions {
       primaryKey.add(key.getString(i));
     }
     return new TableInfo(tableOid, def.getString("schema"), def.getString("name"), columns, primaryKey, version, 0,
-        generated(array(def, "generated")));
+        generated(array(def, "generated")), partitioning(def));
+  }
+
+  /** Where the table stands in a partition hierarchy; none in definitions captured before that was recorded. */
+  private static Partitioning partitioning(JsonObject def) {
+    String by = text(def, "partition_by");
+    String bound = text(def, "partition_bound");
+    JsonArray above = array(def, "partition_ancestors");
+    if (by.isEmpty() && bound.isEmpty()) {
+      return Partitioning.NONE;
+    }
+    List<Partitioning.Ancestor> ancestors = new ArrayList<>(above.size());
+    for (int i = 0; i < above.size(); i++) {
+      JsonObject a = above.getJsonObject(i);
+      List<String> key = new ArrayList<>();
+      array(a, "key").forEach(k -> key.add((String) k));
+      ancestors.add(new Partitioning.Ancestor(a.getString("schema"), a.getString("name"), text(a, "partition_by"),
+          text(a, "partition_bound"), key));
+    }
+    return new Partitioning(by, bound, ancestors);
+  }
+
+  /** The string at {@code key}; empty when absent or JSON null (a CASE without a match). */
+  private static String text(JsonObject o, String key) {
+    Object v = o.getValue(key);
+    return v == null ? "" : v.toString();
   }
 
   /** The STORED generated columns of a definition; none in definitions captured before they were recorded. */

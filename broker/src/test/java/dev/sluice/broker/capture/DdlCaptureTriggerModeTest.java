@@ -6,6 +6,7 @@ import dev.sluice.api.v1.Value;
 import dev.sluice.schema.ColumnInfo;
 import dev.sluice.schema.DdlEvent;
 import dev.sluice.schema.DdlType;
+import dev.sluice.schema.Partitioning;
 import dev.sluice.schema.TableInfo;
 import java.nio.file.Path;
 import java.util.HashMap;
@@ -39,7 +40,10 @@ class DdlCaptureTriggerModeTest {
         "CREATE TABLE existing (id int PRIMARY KEY, v numeric(10,2) DEFAULT 0)",
         "CREATE TABLE measured (id int PRIMARY KEY, gone int, qty int,"
             + " weight numeric(10,3) GENERATED ALWAYS AS (qty * 0.5) STORED NOT NULL, note text)",
-        "ALTER TABLE measured DROP COLUMN gone");
+        "ALTER TABLE measured DROP COLUMN gone",
+        "CREATE TABLE zones (id int, region text, PRIMARY KEY (region, id)) PARTITION BY LIST (region)",
+        "CREATE TABLE zones_eu PARTITION OF zones FOR VALUES IN ('eu') PARTITION BY RANGE (id)",
+        "CREATE TABLE zones_eu_low PARTITION OF zones_eu FOR VALUES FROM (0) TO (100)");
     h = CaptureHarness.start(dir, pg, CaptureHarness.config());
   }
 
@@ -239,6 +243,34 @@ class DdlCaptureTriggerModeTest {
     assertThat(after.generated()).extracting(g -> g.name() + "@" + g.position() + " AS " + g.expression())
         .containsExactly("weight@2 AS ((qty)::numeric * 0.5)", "shout@4 AS upper(note)");
     assertThat(TableInfo.fromProto(after.toProto())).isEqualTo(after);
+  }
+
+  /**
+   * Each table's place in a partition hierarchy is recorded: a partitioned table's partition key, a partition's bound
+   * and the tables above it (parent first) with their keys, for tables read from the catalog at the start and for a
+   * partition created later.
+   */
+  @Test
+  void partitionHierarchiesAreRecordedWithEachTable() {
+    h.awaitResolved(pg.txn("INSERT INTO zones VALUES (1, 'eu')"));
+    Partitioning.Ancestor zones = new Partitioning.Ancestor("public", "zones", "LIST (region)", "", List.of("region", "id"));
+    Partitioning.Ancestor eu = new Partitioning.Ancestor("public", "zones_eu", "RANGE (id)", "FOR VALUES IN ('eu')",
+        List.of("region", "id"));
+    assertThat(initial("zones").partitioning()).isEqualTo(new Partitioning("LIST (region)", "", List.of()));
+    assertThat(initial("zones_eu").partitioning())
+        .isEqualTo(new Partitioning("RANGE (id)", "FOR VALUES IN ('eu')", List.of(zones)));
+    assertThat(initial("zones_eu_low").partitioning())
+        .isEqualTo(new Partitioning("", "FOR VALUES FROM (0) TO (100)", List.of(eu, zones)));
+    assertThat(initial("existing").partitioning()).isEqualTo(Partitioning.NONE);
+
+    ddl("partition added", "CREATE TABLE zones_us PARTITION OF zones FOR VALUES IN ('us')");
+    TableInfo us = initial("zones_us");
+    assertThat(us.partitioning()).isEqualTo(new Partitioning("", "FOR VALUES IN ('us')", List.of(zones)));
+    assertThat(TableInfo.fromProto(us.toProto())).isEqualTo(us);
+  }
+
+  private TableInfo initial(String table) {
+    return h.schemas.ddlEvents(pg.oid(table), 0, Long.MAX_VALUE).get(0).tableInfoAfter();
   }
 
   @Test

@@ -28,6 +28,10 @@ import org.slf4j.LoggerFactory;
  */
 final class DdlStatements {
 
+  /** The DDL that changes a table's columns, which a partition takes from its parent. */
+  private static final Set<DdlType> COLUMN_CHANGES = Set.of(DdlType.DDL_TYPE_ADD_COLUMN, DdlType.DDL_TYPE_DROP_COLUMN,
+      DdlType.DDL_TYPE_RENAME_COLUMN, DdlType.DDL_TYPE_ALTER_COLUMN_TYPE, DdlType.DDL_TYPE_ALTER_TABLE);
+
   /** The SQL states of a captured statement referring to something the target lacks. */
   private static final Set<String> MISSING_HERE = Set.of("42P01", "42809", "42830", "42704", "42883", "3F000");
 
@@ -61,29 +65,47 @@ final class DdlStatements {
   }
 
   /**
-   * Creates {@code table} from {@code info} (a table the changefeed did not see created), on PostgreSQL with its
-   * generated columns. An expression this target cannot compute (it calls a function or names a type only the source
-   * has, say) is dropped with a warning naming the columns, and the table is created without them, as on other
-   * dialects: its rows never carry them.
+   * Creates {@code table} from {@code info} (a table the changefeed did not see created). On PostgreSQL it gets the
+   * source's layout: a partition is created as a partition of its parent (and the partitioned tables above it that
+   * the target lacks, from its columns), a partitioned table with its partition key, and either with its generated
+   * columns. What this target cannot do of it (an expression calling a function only the source has, a parent that
+   * exists here as a plain table, a schema the target maps elsewhere) falls back a step, with a warning saying why:
+   * the table without its place in the hierarchy, then without its generated columns, as on other dialects. Its rows
+   * are the same either way: each table receives its own.
    */
   void createTable(Statement st, String table, TableInfo info, String tableOptions) throws SQLException {
-    if (dialect != Dialect.POSTGRESQL || info.getGeneratedColumnsCount() == 0) {
-      st.execute(dialect.createTable(table, info, tableOptions));
-      return;
+    List<List<String>> attempts = new ArrayList<>();
+    if (dialect == Dialect.POSTGRESQL && info.getPartitionAncestorsCount() > 0) {
+      attempts.add(dialect.createPartition(table, info, this::targetSchema));
     }
-    Savepoint before = connection.setSavepoint();
-    try {
-      st.execute(dialect.createTable(table, info, tableOptions, true));
-      connection.releaseSavepoint(before);
-    } catch (SQLException e) {
-      connection.rollback(before);
-      LOG.atWarn().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", table)
-          .addKeyValue("sqlState", SqlErrorText.sqlState(e))
-          .addKeyValue("columns", info.getGeneratedColumnsList().stream().map(g -> g.getName()).toList())
-          .log("the generated columns cannot be created on this target ({}); creating the table without them",
-              e.getMessage());
-      st.execute(dialect.createTable(table, info, tableOptions));
+    if (dialect == Dialect.POSTGRESQL && (info.getGeneratedColumnsCount() > 0 || !info.getPartitionBy().isEmpty())) {
+      attempts.add(List.of(dialect.createTable(table, info, tableOptions, true)));
     }
+    for (List<String> attempt : attempts) {
+      Savepoint before = connection.setSavepoint();
+      try {
+        for (String sql : attempt) {
+          st.execute(sql);
+        }
+        connection.releaseSavepoint(before);
+        return;
+      } catch (SQLException e) {
+        connection.rollback(before);
+        LOG.atWarn().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", table)
+            .addKeyValue("sqlState", SqlErrorText.sqlState(e)).addKeyValue("statements", attempt)
+            .log("the table cannot be created with the source's layout on this target ({}); falling back a step",
+                e.getMessage());
+      }
+    }
+    st.execute(dialect.createTable(table, info, tableOptions));
+  }
+
+  /** The target schema of tables of the source schema {@code schema}. */
+  private String targetSchema(String schema) {
+    if (config.targetSchema() != null) {
+      return config.targetSchema();
+    }
+    return dialect == Dialect.MYSQL ? homeSchema : schema;
   }
 
   void ensureSchema(Statement st, String schema) throws SQLException {
@@ -137,6 +159,13 @@ final class DdlStatements {
       LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", ddl.tableName())
           .addKeyValue("commitTs", ddl.commitTs()).addKeyValue("rowSeq", ddl.rowSeq())
           .log("captured text holds several statements; deriving this DDL from the table info instead");
+    }
+    if (!isVerbatim(ddl) && COLUMN_CHANGES.contains(ddl.ddlType()) && partitionHasColumnsOf(schema, before,
+        ddl.tableInfoAfter())) {
+      LOG.atInfo().addKeyValue("changefeedId", config.changefeedId()).addKeyValue("table", ddl.tableName())
+          .addKeyValue("commitTs", ddl.commitTs()).addKeyValue("ddlType", ddl.ddlType())
+          .log("a partition takes its columns from its parent, whose DDL left them as this one does; not run");
+      return List.of();
     }
     if (isVerbatim(ddl)) {
       if (ddl.ddlType() == DdlType.DDL_TYPE_CREATE_TABLE && tableExists(schema, ddl.tableInfoAfter().getTableName())) {
@@ -231,6 +260,33 @@ final class DdlStatements {
     return p.matcher(query).replaceAll(Matcher.quoteReplacement(dialect.quote(target) + "."));
   }
 
+  /**
+   * Whether {@code before}'s table is a partition on this (PostgreSQL) target whose columns are already {@code after}'s,
+   * names and types: its parent's ALTER changed them (PostgreSQL changes a hierarchy's columns from the top and refuses
+   * to on a partition), and the partition's own version, derived from the log, only follows.
+   */
+  private boolean partitionHasColumnsOf(String schema, TableInfo before, TableInfo after) throws SQLException {
+    if (dialect != Dialect.POSTGRESQL) {
+      return false;
+    }
+    try (java.sql.PreparedStatement ps = connection.prepareStatement("SELECT c.relispartition, ARRAY(SELECT"
+        + " a.attname || ' ' || pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a"
+        + " WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '')"
+        + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
+        + " WHERE n.nspname = ? AND c.relname = ?")) {
+      ps.setString(1, schema);
+      ps.setString(2, before.getTableName());
+      try (ResultSet rs = ps.executeQuery()) {
+        if (!rs.next() || !rs.getBoolean(1)) {
+          return false;
+        }
+        Set<String> has = Set.of((String[]) rs.getArray(2).getArray());
+        return has.size() == after.getColumnsCount() && after.getColumnsList().stream()
+            .allMatch(c -> has.contains(c.getName() + " " + c.getSourceType()));
+      }
+    }
+  }
+
   private boolean tableExists(String schema, String table) throws SQLException {
     try (ResultSet rs = dialect == Dialect.POSTGRESQL
         ? connection.getMetaData().getTables(null, schema, table, null)
@@ -241,9 +297,6 @@ final class DdlStatements {
 
   /** As the sink's: {@code targetSchema}, else the source schema on PostgreSQL and the URL's database on MySQL. */
   private String targetSchema(TableInfo info) {
-    if (config.targetSchema() != null) {
-      return config.targetSchema();
-    }
-    return dialect == Dialect.MYSQL ? homeSchema : info.getSchemaName();
+    return targetSchema(info.getSchemaName());
   }
 }

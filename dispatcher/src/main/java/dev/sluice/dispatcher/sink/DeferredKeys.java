@@ -216,6 +216,16 @@ final class DeferredKeys {
       return "its primary key's index is the table's " + (key.replicaIdentity() ? "replica identity" : "cluster index")
           + ", which a key added back would not be";
     }
+    try (PreparedStatement ps = connection.prepareStatement("SELECT relkind = 'p', relispartition FROM pg_class "
+        + "WHERE oid = CAST(? AS regclass)")) {
+      ps.setString(1, target);
+      try (ResultSet rs = ps.executeQuery()) {
+        // a partitioned table's key is its partitions' too (dropping it drops theirs), a partition's is often its parent's
+        if (rs.next() && (rs.getBoolean(1) || rs.getBoolean(2))) {
+          return "it is " + (rs.getBoolean(1) ? "a partitioned table" : "a partition") + ", whose key the hierarchy shares";
+        }
+      }
+    }
     try (PreparedStatement ps = connection.prepareStatement("SELECT conname, conrelid::regclass::text FROM "
         + "pg_constraint WHERE contype = 'f' AND confrelid = CAST(? AS regclass) LIMIT 1")) {
       ps.setString(1, target);

@@ -421,18 +421,23 @@ public enum Dialect {
   }
 
   /**
-   * CREATE TABLE IF NOT EXISTS for {@code info}; with {@code generated} and a PostgreSQL target, its STORED generated
-   * columns too, each at its place among the columns and computed by the target from its expression as the source
-   * spells it (other dialects have no such columns: their expressions are PostgreSQL's).
+   * CREATE TABLE IF NOT EXISTS for {@code info}; with {@code layout} and a PostgreSQL target, with the source's
+   * layout too: its STORED generated columns, each at its place among the columns and computed by the target from
+   * its expression as the source spells it, and its {@code PARTITION BY} when it is partitioned (other dialects
+   * have neither: the expressions are PostgreSQL's). A partition is created by {@link #createPartition}.
    *
    * @param tableOptions appended after the column list ({@link KeyCollation#tableOptions})
    */
-  String createTable(String table, TableInfo info, String tableOptions, boolean generated) {
+  String createTable(String table, TableInfo info, String tableOptions, boolean layout) {
+    boolean generated = layout && this == POSTGRESQL;
+    if (generated && !info.getPartitionBy().isEmpty()) {
+      tableOptions = " PARTITION BY " + info.getPartitionBy() + tableOptions;
+    }
     List<String> columns = new ArrayList<>();
     for (ColumnInfo c : info.getColumnsList()) {
       columns.add(columnDefinition(c, info.getPrimaryKeyList().contains(c.getName())));
     }
-    if (generated && this == POSTGRESQL) {
+    if (generated) {
       // in position order, so each lands where the source has it among the columns before it
       info.getGeneratedColumnsList().stream().sorted(java.util.Comparator.comparingInt(GeneratedColumn::getPosition))
           .forEach(g -> columns.add(Math.min(g.getPosition(), columns.size()), quote(g.getName()) + " "
@@ -448,6 +453,45 @@ public enum Dialect {
     }
     return sb.append("PRIMARY KEY (").append(quoted(info.getPrimaryKeyList())).append("))").append(tableOptions)
         .toString();
+  }
+
+  /**
+   * PostgreSQL: the statements creating {@code table}, a partition ({@code info} has a bound and ancestors), as a
+   * partition of its parent, with each partitioned table above it that the target lacks created first from the
+   * partition's own columns (every level of a hierarchy has the same ones), the root with its key, generated columns
+   * and partition key, each level below it as a partition of the one above. A partition whose parent has no key gets
+   * its own (once: the statements run again on every start).
+   *
+   * @param schemaOf the target schema of a source schema
+   */
+  List<String> createPartition(String table, TableInfo info, java.util.function.UnaryOperator<String> schemaOf) {
+    List<dev.sluice.api.v1.PartitionAncestor> up = info.getPartitionAncestorsList();   // parent first, root last
+    List<String> out = new ArrayList<>();
+    for (int i = up.size() - 1; i >= 0; i--) {
+      dev.sluice.api.v1.PartitionAncestor a = up.get(i);
+      String name = qualified(schemaOf.apply(a.getSchemaName()), a.getTableName());
+      if (i == up.size() - 1) {
+        out.add(createTable(name, info.toBuilder().clearPrimaryKey().addAllPrimaryKey(a.getPrimaryKeyList())
+            .setPartitionBy(a.getPartitionBy()).clearPartitionBound().clearPartitionAncestors().build(), "", true));
+      } else {
+        out.add(partitionOf(name, up.get(i + 1), schemaOf, a.getPartitionBound(), a.getPartitionBy()));
+      }
+    }
+    out.add(partitionOf(table, up.get(0), schemaOf, info.getPartitionBound(), info.getPartitionBy()));
+    if (up.get(0).getPrimaryKeyCount() == 0 && info.getPrimaryKeyCount() > 0) {
+      String literal = "'" + table.replace("'", "''") + "'";
+      out.add("DO $sluice$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint WHERE conrelid = " + literal
+          + "::regclass AND contype = 'p') THEN " + addPrimaryKey(table, info.getPrimaryKeyList())
+          + "; END IF; END $sluice$");
+    }
+    return out;
+  }
+
+  private String partitionOf(String table, dev.sluice.api.v1.PartitionAncestor parent,
+      java.util.function.UnaryOperator<String> schemaOf, String bound, String by) {
+    return "CREATE TABLE IF NOT EXISTS " + table + " PARTITION OF "
+        + qualified(schemaOf.apply(parent.getSchemaName()), parent.getTableName()) + " " + bound
+        + (by.isEmpty() ? "" : " PARTITION BY " + by);
   }
 
   String addPrimaryKey(String table, List<String> columns) {

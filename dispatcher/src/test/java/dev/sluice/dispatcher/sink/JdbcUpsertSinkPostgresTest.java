@@ -207,6 +207,106 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
     assertThat(tableAsText("calls")).containsExactly("(1,a,)");
   }
 
+  /** sales (region, day, amount) partitioned as in the source: LIST by region, its 'eu' partition RANGE by day. */
+  private static TableInfo sales(long id, String name, String partitionBy, String bound, List<String> key,
+      dev.sluice.api.v1.PartitionAncestor... ancestors) {
+    return TableInfo.newBuilder().setTableId(id).setSchemaName("public").setTableName(name).setVersion(1)
+        .addColumns(SinkFixtures.col("region", "text", dev.sluice.api.v1.ValueKind.VALUE_KIND_STRING, false))
+        .addColumns(SinkFixtures.col("day", "integer", dev.sluice.api.v1.ValueKind.VALUE_KIND_INT64, false))
+        .addColumns(SinkFixtures.col("amount", "bigint", dev.sluice.api.v1.ValueKind.VALUE_KIND_INT64, false))
+        .addGeneratedColumns(dev.sluice.api.v1.GeneratedColumn.newBuilder().setName("doubled").setSourceType("bigint")
+            .setExpression("(amount * 2)").setPosition(3).setNullable(true))
+        .addAllPrimaryKey(key).setPartitionBy(partitionBy).setPartitionBound(bound)
+        .addAllPartitionAncestors(List.of(ancestors)).build();
+  }
+
+  private static dev.sluice.api.v1.PartitionAncestor ancestor(String name, String by, String bound) {
+    return dev.sluice.api.v1.PartitionAncestor.newBuilder().setSchemaName("public").setTableName(name)
+        .setPartitionBy(by).setPartitionBound(bound).build();
+  }
+
+  private static dev.sluice.dispatcher.Transaction sale(long commitTs, TableInfo t, String region, long day,
+      long amount) {
+    return txn(commitTs, t, insert(t, 0, SinkFixtures.s(region), i(day), i(amount)));
+  }
+
+  /**
+   * A table the changefeed found existing is created from its table info; a partition was created as a plain table,
+   * its parent too, so the parent held none of its partitions' rows ({@code SELECT * FROM parent} on the copy was
+   * empty). Now a partition is created as a partition of its parent, and the partitioned tables above it that the
+   * target lacks first, whichever table's rows come first: a two-level hierarchy with a DEFAULT partition, generated
+   * columns from the root, and a partition keyed on its own under a keyless parent. A column added at the top reaches
+   * the partitions, whose own derived ADD COLUMN then finds nothing to do (PostgreSQL refuses it on a partition).
+   */
+  @Test
+  void aPartitionCreatedFromItsTableInfoJoinsItsHierarchy() throws Exception {
+    dev.sluice.api.v1.PartitionAncestor root = ancestor("sales", "LIST (region)", "");
+    dev.sluice.api.v1.PartitionAncestor eu = ancestor("sales_eu", "RANGE (day)", "FOR VALUES IN ('eu')");
+    TableInfo eu2025 = sales(16400, "sales_eu_2025", "", "FOR VALUES FROM (2025) TO (2026)", List.of(), eu, root);
+    TableInfo us = sales(16401, "sales_us", "", "FOR VALUES IN ('us')", List.of("day", "amount"), root);
+    TableInfo rest = sales(16402, "sales_rest", "", "DEFAULT", List.of(), root);
+    TableInfo top = sales(16403, "sales", "LIST (region)", "", List.of());
+
+    sink.apply(List.of(sale(800, eu2025, "eu", 2025, 1), sale(801, us, "us", 2025, 2), sale(802, rest, "asia", 7, 3),
+        sale(803, top, "us", 2026, 4)), 803);
+
+    String s = '"' + schema + '"';
+    assertThat(tableAsText("sales", "amount")).containsExactly("(eu,2025,1,2)", "(us,2025,2,4)", "(asia,7,3,6)",
+        "(us,2026,4,8)");
+    assertThat(scalar("SELECT count(*) FROM ONLY " + s + ".sales_us")).isEqualTo(2);
+    assertThat(scalar("SELECT count(*) FROM pg_partition_tree('" + s + ".sales')")).isEqualTo(5);
+    assertThat(scalar("SELECT count(*) FROM pg_constraint WHERE conrelid = '" + s + ".sales_us'::regclass"
+        + " AND contype = 'p'")).as("the partition's own key").isEqualTo(1);
+
+    TableInfo topNoted = top.toBuilder().setVersion(900)
+        .addColumns(SinkFixtures.col("note", "text", dev.sluice.api.v1.ValueKind.VALUE_KIND_STRING, true)).build();
+    TableInfo usNoted = us.toBuilder().setVersion(900)
+        .addColumns(SinkFixtures.col("note", "text", dev.sluice.api.v1.ValueKind.VALUE_KIND_STRING, true)).build();
+    sink.applyDdl(SinkFixtures.ddl(900, dev.sluice.api.v1.DdlType.DDL_TYPE_ADD_COLUMN,
+        "ALTER TABLE public.sales ADD COLUMN note text", "postgresql", top, topNoted), 900);
+    sink.applyDdl(SinkFixtures.ddl(900, dev.sluice.api.v1.DdlType.DDL_TYPE_ADD_COLUMN, "", "", us, usNoted), 900);
+    sink.apply(List.of(txn(901, usNoted, insert(usNoted, 0, SinkFixtures.s("us"), i(2027), i(5),
+        SinkFixtures.s("late")))), 901);
+    assertThat(tableAsText("sales", "amount")).contains("(us,2027,5,10,late)");
+  }
+
+  /**
+   * A snapshot into an empty partition loads with its key: the deferral that loads an empty table without it (and
+   * adds it back at the end) is not tried on a partition, whose key is often its parent's (PostgreSQL refuses to drop
+   * an inherited one), nor on a partitioned table, whose key is every partition's.
+   */
+  @Test
+  void aSnapshotIntoAPartitionLoadsWithItsKey() throws Exception {
+    TableInfo part = sales(16420, "keyed_2025", "", "FOR VALUES FROM (2025) TO (2026)", List.of("region", "day"),
+        ancestor("keyed", "RANGE (day)", "").toBuilder().addPrimaryKey("region").addPrimaryKey("day").build());
+    List<dev.sluice.dispatcher.RowChangeView> rows = new java.util.ArrayList<>();
+    for (int n = 0; n < 200; n++) {
+      rows.add(new dev.sluice.dispatcher.RowChangeView(dev.sluice.api.v1.RowOp.ROW_OP_READ, n, 0,
+          dev.sluice.dispatcher.RowImage.of(part, List.of()),
+          dev.sluice.dispatcher.RowImage.of(part, List.of(SinkFixtures.s("r" + n), i(2025), i(n)))));
+    }
+    sink.apply(List.of(new dev.sluice.dispatcher.Transaction(960, 0, part, rows, true, true)), 960);
+    sink.finishDeferredKeys();
+    assertThat(scalar("SELECT count(*) FROM \"" + schema + "\".keyed")).isEqualTo(200);
+    assertThat(scalar("SELECT count(*) FROM pg_constraint WHERE conrelid = '\"" + schema + "\".keyed_2025'::regclass"
+        + " AND contype = 'p'")).isEqualTo(1);
+  }
+
+  /**
+   * A partition whose parent exists on the target as a plain table (created before, by hand or by an earlier version)
+   * cannot join it: it is created as a plain table, with a warning, and takes its rows.
+   */
+  @Test
+  void aPartitionWhoseParentIsAPlainTableHereIsCreatedPlain() throws Exception {
+    exec("CREATE SCHEMA IF NOT EXISTS \"" + schema + "\"",
+        "CREATE TABLE \"" + schema + "\".flat (region text, day integer, amount bigint)");
+    TableInfo part = sales(16410, "flat_us", "", "FOR VALUES IN ('us')", List.of(), ancestor("flat", "LIST (region)",
+        ""));
+    sink.apply(List.of(sale(950, part, "us", 1, 9)), 950);
+    assertThat(tableAsText("flat_us", "amount")).containsExactly("(us,1,9,18)");
+    assertThat(scalar("SELECT count(*) FROM \"" + schema + "\".flat")).isZero();
+  }
+
   /** A snapshot chunk at {@code commitTs}: READ rows (id, "r" + id, null) for ids {@code from..to}. */
   private static dev.sluice.dispatcher.Transaction chunk(long commitTs, long from, long to) {
     return chunk(SinkFixtures.ORDERS, commitTs, from, to);
@@ -285,10 +385,14 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
   }
 
   private List<String> tableAsText(String table) throws SQLException {
+    return tableAsText(table, "id");
+  }
+
+  private List<String> tableAsText(String table, String orderBy) throws SQLException {
     List<String> out = new java.util.ArrayList<>();
     try (Connection c = connect(); java.sql.Statement st = c.createStatement();
         java.sql.ResultSet rs = st.executeQuery("SELECT t.*::text FROM " + config().dialect().qualified(schema, table)
-            + " t ORDER BY id")) {
+            + " t ORDER BY " + orderBy)) {
       while (rs.next()) {
         out.add(rs.getString(1));
       }

@@ -67,6 +67,11 @@ final class TableCompare {
     return query(pg.connect(), "SELECT x::text FROM ONLY " + t.pg() + " x", List.of());
   }
 
+  /** Every row of {@code t} and of the tables under it (a partitioned table's: its partitions'), sorted. */
+  static List<String> pgTreeRows(PostgresServer pg, Table t) throws SQLException {
+    return query(pg.connect(), "SELECT x::text FROM " + t.pg() + " x", List.of());
+  }
+
   /** The rows of {@code t} upstream as the MariaDB copy shows them (its own rows only), sorted. */
   static List<String> upstreamAsMaria(PostgresServer up, Table t) throws SQLException {
     List<Column> cols = columns(up, t);
