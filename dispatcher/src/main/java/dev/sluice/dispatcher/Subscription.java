@@ -47,9 +47,9 @@ public record Subscription(TableSpan span, String tableName, Checkpoint start, b
       throw new IllegalArgumentException("a subscription names either a span or a table, got span=" + span
           + ", table=" + tableName);
     }
-    // as the broker takes a name: one dot between two non-blank parts; spaces and any case are part of a name
-    if (tableName != null && !tableName.matches("[^.]*[^.\\s][^.]*\\.[^.]*[^.\\s][^.]*")) {
-      throw new IllegalArgumentException("table must be \"schema.table\" (one dot, names as created upstream,"
+    // as the broker takes a name: a dot between two non-blank parts; spaces, dots and any case are part of a name
+    if (tableName != null && !tableName.matches(".*[^.\\s].*\\..*[^.\\s].*")) {
+      throw new IllegalArgumentException("table must be \"schema.table\" (names as created upstream,"
           + " case-sensitive), got \"" + tableName + "\"");
     }
     Objects.requireNonNull(start, "start");

@@ -73,7 +73,9 @@ final class TableDefinitions {
       ancestors.add(new Partitioning.Ancestor(a.getString("schema"), a.getString("name"), text(a, "partition_by"),
           text(a, "partition_bound"), key));
     }
-    return new Partitioning(by, bound, ancestors);
+    // a bound without a parent (or the reverse) cannot come from one catalog snapshot; never fail capture over it
+    return bound.isEmpty() != ancestors.isEmpty() ? new Partitioning(by, "", List.of())
+        : new Partitioning(by, bound, ancestors);
   }
 
   /** The string at {@code key}; empty when absent or JSON null (a CASE without a match). */

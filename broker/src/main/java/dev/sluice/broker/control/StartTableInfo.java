@@ -75,6 +75,49 @@ public final class StartTableInfo {
     }
   }
 
+  /**
+   * By {@code "schema.table"}, names as created upstream: a name with several dots (a dot inside a quoted schema or
+   * table name, {@code public."a.b"} is {@code "public.a.b"}) is the one table that one of its dots parts it into.
+   *
+   * <pre>{@code
+   * TableInfo t = StartTableInfo.byQualifiedName(schemaStore, "public.order.items", startTs);   // public."order.items"
+   * }</pre>
+   *
+   * @throws IllegalArgumentException when no dot has a name on both sides, or two of its dots part it into tables
+   *     that both exist (ask by table id then)
+   * @throws UnknownTableException when no way of parting it names a table
+   */
+  public static TableInfo byQualifiedName(SchemaStore schema, String name, long ts) {
+    TableInfo found = null;
+    UnknownTableException unknown = null;
+    boolean parted = false;
+    for (int dot = name.indexOf('.'); dot >= 0; dot = name.indexOf('.', dot + 1)) {
+      String schemaName = name.substring(0, dot);
+      String tableName = name.substring(dot + 1);
+      if (schemaName.isBlank() || tableName.isBlank()) {
+        continue;
+      }
+      parted = true;
+      try {
+        TableInfo t = byName(schema, schemaName, tableName, ts);
+        if (found != null) {
+          throw new IllegalArgumentException("table_name \"" + name + "\" names two tables, \"" + found.schemaName()
+              + "\".\"" + found.tableName() + "\" and \"" + schemaName + "\".\"" + tableName + "\": ask by table_id");
+        }
+        found = t;
+      } catch (UnknownTableException e) {
+        unknown = unknown == null ? e : unknown;
+      }
+    }
+    if (!parted) {
+      throw new IllegalArgumentException("table_name must be \"schema.table\", got \"" + name + "\"");
+    }
+    if (found == null) {
+      throw unknown;
+    }
+    return found;
+  }
+
   /** The table as its CREATE after {@code ts} made it, or null when its first DDL after ts is no CREATE. */
   private static TableInfo createdAfter(SchemaStore schema, long tableId, long ts) {
     List<DdlEvent> later = schema.ddlEvents(tableId, ts, schema.resolvedTs());

@@ -258,12 +258,10 @@ public final class EventServiceEndpoint {
       }
       case TABLE_NAME -> {
         String name = r.getTableName();
-        int dot = name.indexOf('.');
-        if (dot <= 0 || dot == name.length() - 1 || name.indexOf('.', dot + 1) >= 0) {
-          throw new IllegalArgumentException("table_name must be \"schema.table\", got \"" + name + "\"");
-        }
+        // checked before it is looked up, so a principal learns nothing of tables it may not read; a table's
+        // qualified name is its schema, a dot and its name, however many dots those hold
         access.guard().checkTable(principal, name, "GetTableSchema", remote);
-        yield StartTableInfo.byName(schema, name.substring(0, dot), name.substring(dot + 1), ts).toProto();
+        yield StartTableInfo.byQualifiedName(schema, name, ts).toProto();
       }
       case TABLE_NOT_SET -> throw new IllegalArgumentException("set table_name or table_id");
     };
