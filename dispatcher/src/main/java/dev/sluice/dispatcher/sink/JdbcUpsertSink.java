@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * are left out of the statement so the target keeps them; an UPDATE that changes the key deletes the old
  * key first. On MySQL/MariaDB a decimal its target column cannot hold exactly is refused
  * ({@link DecimalColumns}), so is a date or timestamp out of their range (infinity, BC, years past 9999:
- * {@link TemporalRange}), and the tables the sink creates compare text exactly ({@link KeyCollation}); on
+ * {@link MysqlValueRange}; so is a float NaN or infinity), and the tables the sink creates compare text exactly ({@link KeyCollation}); on
  * PostgreSQL the user-defined types a table needs are created first ({@link PgUserTypes}). DDL is applied by
  * {@link DdlStatements}, at its place among its transaction's rows. On PostgreSQL a snapshot into an empty table
  * loads without the table's primary key, which is added back after the last chunk, the changes that came meanwhile
@@ -496,10 +496,10 @@ public final class JdbcUpsertSink implements Sink {
     }
     if (dialect == Dialect.MYSQL) {   // PostgreSQL holds every date and timestamp, infinity and BC included
       if (row.after().isPresent()) {
-        TemporalRange.check(target, info, row.after(), false);
+        MysqlValueRange.check(target, info, row.after(), false);
       }
       if (row.before().isPresent()) {   // a DELETE, or an UPDATE that moves the key, binds the old key
-        TemporalRange.check(target, info, row.before(), true);
+        MysqlValueRange.check(target, info, row.before(), true);
       }
     }
     if (info.getPrimaryKeyCount() == 0) {

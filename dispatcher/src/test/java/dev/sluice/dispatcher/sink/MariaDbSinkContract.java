@@ -214,6 +214,35 @@ abstract class MariaDbSinkContract extends JdbcUpsertSinkContract {
     assertThat(storedCheckpoint()).isEqualTo(101);
   }
 
+  /**
+   * A float NaN or infinity (PostgreSQL real and double precision hold them, MySQL/MariaDB FLOAT and DOUBLE do not)
+   * is refused by table, column and value: before, the driver wrote it as a bare word and the target answered
+   * "Unknown column 'Infinity' in 'VALUES'", naming neither, in the key of an initial load's first chunk as anywhere.
+   */
+  @Test
+  void aFloatNanOrInfinityIsRefusedByTableColumnAndValue() throws Exception {
+    TableInfo f = TableInfo.newBuilder().setTableId(20010).setSchemaName("public").setTableName("floats").setVersion(1)
+        .addColumns(SinkFixtures.col("k", "double precision", dev.sluice.api.v1.ValueKind.VALUE_KIND_DOUBLE, false))
+        .addColumns(SinkFixtures.col("v", "real", dev.sluice.api.v1.ValueKind.VALUE_KIND_DOUBLE, true))
+        .addPrimaryKey("k").build();
+    sink.apply(List.of(txn(101, f, insert(f, 0, dbl(1.5), dbl(-0.25)))), 101);
+
+    for (double bad : new double[] {Double.NEGATIVE_INFINITY, Double.POSITIVE_INFINITY, Double.NaN}) {
+      assertThatThrownBy(() -> sink.apply(List.of(txn(102, f, insert(f, 0, dbl(bad), dbl(1)))), 102))
+          .isInstanceOf(SinkFailedException.class).hasMessageContaining("public.floats")
+          .hasMessageContaining("'" + bad + "' of column k (double precision)")
+          .hasMessageContaining("no NaN and no infinity");
+      assertThatThrownBy(() -> sink.apply(List.of(txn(102, f, insert(f, 0, dbl(2), dbl(bad)))), 102))
+          .isInstanceOf(SinkFailedException.class).hasMessageContaining("of column v (real)");
+    }
+    assertThat(scalar("SELECT count(*) FROM " + config().dialect().qualified(schema, "floats"))).isEqualTo(1);
+    assertThat(storedCheckpoint()).isEqualTo(101);
+  }
+
+  private static dev.sluice.api.v1.Value dbl(double v) {
+    return dev.sluice.api.v1.Value.newBuilder().setDoubleValue(v).build();
+  }
+
   /** Issue #16 (5): other dialects store user-defined types by what they are built from. */
   @Test
   void userDefinedTypesMapToTheirStatedTypes() throws Exception {
