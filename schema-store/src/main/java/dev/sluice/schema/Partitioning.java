@@ -9,7 +9,8 @@ import java.util.Objects;
  *
  * <pre>{@code
  * Partitioning p2025 = new Partitioning("", "FOR VALUES FROM ('2025-01-01') TO ('2026-01-01')",
- *     List.of(new Partitioning.Ancestor("public", "measurements", "RANGE (logdate)", "", List.of("city", "logdate"))));
+ *     List.of(new Partitioning.Ancestor("public", "measurements", "RANGE (logdate)", "", List.of("city", "logdate"),
+ *         List.of("city", "logdate", "peak"))));
  * }</pre>
  *
  * @param by        the partition key as {@code pg_get_partkeydef} prints it ({@code "RANGE (logdate)"}); empty unless
@@ -38,8 +39,11 @@ public record Partitioning(String by, String bound, List<Ancestor> ancestors) {
    * @param by         its partition key, as {@link Partitioning#by()}
    * @param bound      its own bound when it is a partition itself; empty for the root
    * @param primaryKey its primary key columns in key order; empty when it has none
+   * @param columnNames its columns' names in its own order, generated ones included (a partition attached after it
+   *                   was created may have them in another order); empty when not recorded
    */
-  public record Ancestor(String schemaName, String tableName, String by, String bound, List<String> primaryKey) {
+  public record Ancestor(String schemaName, String tableName, String by, String bound, List<String> primaryKey,
+      List<String> columnNames) {
 
     public Ancestor {
       Objects.requireNonNull(schemaName, "schemaName");
@@ -47,6 +51,7 @@ public record Partitioning(String by, String bound, List<Ancestor> ancestors) {
       Objects.requireNonNull(by, "by");
       Objects.requireNonNull(bound, "bound");
       primaryKey = List.copyOf(primaryKey);
+      columnNames = List.copyOf(columnNames);
     }
   }
 
@@ -55,7 +60,7 @@ public record Partitioning(String by, String bound, List<Ancestor> ancestors) {
     for (Ancestor a : ancestors) {
       b.addPartitionAncestors(dev.sluice.api.v1.PartitionAncestor.newBuilder().setSchemaName(a.schemaName())
           .setTableName(a.tableName()).setPartitionBy(a.by()).setPartitionBound(a.bound())
-          .addAllPrimaryKey(a.primaryKey()));
+          .addAllPrimaryKey(a.primaryKey()).addAllColumnNames(a.columnNames()));
     }
   }
 
@@ -65,6 +70,6 @@ public record Partitioning(String by, String bound, List<Ancestor> ancestors) {
     }
     return new Partitioning(p.getPartitionBy(), p.getPartitionBound(), p.getPartitionAncestorsList().stream()
         .map(a -> new Ancestor(a.getSchemaName(), a.getTableName(), a.getPartitionBy(), a.getPartitionBound(),
-            a.getPrimaryKeyList())).toList());
+            a.getPrimaryKeyList(), a.getColumnNamesList())).toList());
   }
 }

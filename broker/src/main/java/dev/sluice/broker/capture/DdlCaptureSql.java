@@ -123,7 +123,10 @@ final class DdlCaptureSql {
                      FROM pg_catalog.pg_index ai
                      CROSS JOIN LATERAL unnest(ai.indkey::int2[]) WITH ORDINALITY AS k(attnum, ord)
                      JOIN pg_catalog.pg_attribute ka ON ka.attrelid = ac.oid AND ka.attnum = k.attnum
-                     WHERE ai.indrelid = ac.oid AND ai.indisprimary), '[]'::jsonb))
+                     WHERE ai.indrelid = ac.oid AND ai.indisprimary), '[]'::jsonb),
+                   'columns', COALESCE((
+                     SELECT jsonb_agg(ca.attname ORDER BY ca.attnum) FROM pg_catalog.pg_attribute ca
+                     WHERE ca.attrelid = ac.oid AND ca.attnum > 0 AND NOT ca.attisdropped), '[]'::jsonb))
                  ORDER BY x.level)
           FROM pg_catalog.pg_partition_ancestors(c.oid) WITH ORDINALITY AS x(relid, level)
           JOIN pg_catalog.pg_class ac ON ac.oid = x.relid

@@ -70,8 +70,10 @@ final class TableDefinitions {
       JsonObject a = above.getJsonObject(i);
       List<String> key = new ArrayList<>();
       array(a, "key").forEach(k -> key.add((String) k));
+      List<String> names = new ArrayList<>();
+      array(a, "columns").forEach(k -> names.add((String) k));
       ancestors.add(new Partitioning.Ancestor(a.getString("schema"), a.getString("name"), text(a, "partition_by"),
-          text(a, "partition_bound"), key));
+          text(a, "partition_bound"), key, names));
     }
     // a bound without a parent (or the reverse) cannot come from one catalog snapshot; never fail capture over it
     return bound.isEmpty() != ancestors.isEmpty() ? new Partitioning(by, "", List.of())

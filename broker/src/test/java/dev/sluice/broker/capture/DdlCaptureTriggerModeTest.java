@@ -42,7 +42,9 @@ class DdlCaptureTriggerModeTest {
             + " weight numeric(10,3) GENERATED ALWAYS AS (qty * 0.5) STORED NOT NULL, note text)",
         "ALTER TABLE measured DROP COLUMN gone",
         "CREATE TABLE zones (id int, region text, PRIMARY KEY (region, id)) PARTITION BY LIST (region)",
-        "CREATE TABLE zones_eu PARTITION OF zones FOR VALUES IN ('eu') PARTITION BY RANGE (id)",
+        // created apart and attached: the same columns in another order
+        "CREATE TABLE zones_eu (region text NOT NULL, id int NOT NULL) PARTITION BY RANGE (id)",
+        "ALTER TABLE zones ATTACH PARTITION zones_eu FOR VALUES IN ('eu')",
         "CREATE TABLE zones_eu_low PARTITION OF zones_eu FOR VALUES FROM (0) TO (100)");
     h = CaptureHarness.start(dir, pg, CaptureHarness.config());
   }
@@ -253,9 +255,10 @@ class DdlCaptureTriggerModeTest {
   @Test
   void partitionHierarchiesAreRecordedWithEachTable() {
     h.awaitResolved(pg.txn("INSERT INTO zones VALUES (1, 'eu')"));
-    Partitioning.Ancestor zones = new Partitioning.Ancestor("public", "zones", "LIST (region)", "", List.of("region", "id"));
+    Partitioning.Ancestor zones = new Partitioning.Ancestor("public", "zones", "LIST (region)", "", List.of("region", "id"),
+        List.of("id", "region"));
     Partitioning.Ancestor eu = new Partitioning.Ancestor("public", "zones_eu", "RANGE (id)", "FOR VALUES IN ('eu')",
-        List.of("region", "id"));
+        List.of("region", "id"), List.of("region", "id"));
     assertThat(initial("zones").partitioning()).isEqualTo(new Partitioning("LIST (region)", "", List.of()));
     assertThat(initial("zones_eu").partitioning())
         .isEqualTo(new Partitioning("RANGE (id)", "FOR VALUES IN ('eu')", List.of(zones)));

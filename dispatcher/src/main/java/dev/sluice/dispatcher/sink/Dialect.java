@@ -471,8 +471,9 @@ public enum Dialect {
       dev.sluice.api.v1.PartitionAncestor a = up.get(i);
       String name = qualified(schemaOf.apply(a.getSchemaName()), a.getTableName());
       if (i == up.size() - 1) {
-        out.add(createTable(name, info.toBuilder().clearPrimaryKey().addAllPrimaryKey(a.getPrimaryKeyList())
-            .setPartitionBy(a.getPartitionBy()).clearPartitionBound().clearPartitionAncestors().build(), "", true));
+        out.add(createTable(name, inOrderOf(info, a.getColumnNamesList()).toBuilder().clearPrimaryKey()
+            .addAllPrimaryKey(a.getPrimaryKeyList()).setPartitionBy(a.getPartitionBy()).clearPartitionBound()
+            .clearPartitionAncestors().build(), "", true));
       } else {
         out.add(partitionOf(name, up.get(i + 1), schemaOf, a.getPartitionBound(), a.getPartitionBy()));
       }
@@ -485,6 +486,25 @@ public enum Dialect {
           + "; END IF; END $sluice$");
     }
     return out;
+  }
+
+  /**
+   * {@code info}'s columns, generated ones included, in the order {@code names} gives (a partition attached after it
+   * was created may have its parent's columns in another order); as they are when {@code names} is empty.
+   */
+  private static TableInfo inOrderOf(TableInfo info, List<String> names) {
+    if (names.isEmpty()) {
+      return info;
+    }
+    java.util.function.ToIntFunction<String> place = n -> names.indexOf(n) < 0 ? Integer.MAX_VALUE : names.indexOf(n);
+    TableInfo.Builder b = info.toBuilder().clearColumns().clearGeneratedColumns();
+    info.getColumnsList().stream().sorted(java.util.Comparator.comparingInt(c -> place.applyAsInt(c.getName())))
+        .forEach(b::addColumns);
+    for (GeneratedColumn g : info.getGeneratedColumnsList()) {
+      int at = names.indexOf(g.getName());
+      b.addGeneratedColumns(at < 0 ? g : g.toBuilder().setPosition(at).build());
+    }
+    return b.build();
   }
 
   private String partitionOf(String table, dev.sluice.api.v1.PartitionAncestor parent,

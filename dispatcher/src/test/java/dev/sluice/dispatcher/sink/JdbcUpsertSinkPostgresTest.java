@@ -293,6 +293,21 @@ class JdbcUpsertSinkPostgresTest extends JdbcUpsertSinkContract {
   }
 
   /**
+   * A partition attached after it was created may hold its parent's columns in another order: the parent created from
+   * the partition's table info takes its own order (recorded with the ancestor), so {@code SELECT *} on it shows the
+   * columns as upstream, the generated one at its place too.
+   */
+  @Test
+  void aParentCreatedFromItsPartitionKeepsItsOwnColumnOrder() throws Exception {
+    TableInfo part = sales(16430, "shuffled_eu", "", "FOR VALUES IN ('eu')", List.of(),
+        ancestor("shuffled", "LIST (region)", "").toBuilder()
+            .addAllColumnNames(List.of("day", "doubled", "region", "amount")).build());
+    sink.apply(List.of(sale(970, part, "eu", 2025, 1)), 970);
+    assertThat(tableAsText("shuffled", "amount")).containsExactly("(2025,2,eu,1)");
+    assertThat(tableAsText("shuffled_eu", "amount")).containsExactly("(2025,2,eu,1)");
+  }
+
+  /**
    * A partition whose parent exists on the target as a plain table (created before, by hand or by an earlier version)
    * cannot join it: it is created as a plain table, with a warning, and takes its rows.
    */
