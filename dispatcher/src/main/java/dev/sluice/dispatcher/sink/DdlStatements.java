@@ -76,7 +76,12 @@ final class DdlStatements {
   void createTable(Statement st, String table, TableInfo info, String tableOptions) throws SQLException {
     List<List<String>> attempts = new ArrayList<>();
     if (dialect == Dialect.POSTGRESQL && info.getPartitionAncestorsCount() > 0) {
-      attempts.add(dialect.createPartition(table, info, this::targetSchema));
+      List<String> hierarchy = new ArrayList<>();
+      info.getPartitionAncestorsList().stream().map(a -> targetSchema(a.getSchemaName())).distinct()
+          .filter(schema -> !schema.equals(homeSchema) && !schema.equals(targetSchema(info)))   // a hierarchy may span schemas
+          .forEach(schema -> hierarchy.add("CREATE SCHEMA IF NOT EXISTS " + dialect.quote(schema)));
+      hierarchy.addAll(dialect.createPartition(table, info, this::targetSchema));
+      attempts.add(hierarchy);
     }
     if (dialect == Dialect.POSTGRESQL && (info.getGeneratedColumnsCount() > 0 || !info.getPartitionBy().isEmpty())) {
       attempts.add(List.of(dialect.createTable(table, info, tableOptions, true)));

@@ -99,6 +99,8 @@ public final class SnapshotBench {
     List<Double> toMemoryVsDebezium = new ArrayList<>();
     List<Double> readyP99s = new ArrayList<>();
     List<Double> handshakeP99s = new ArrayList<>();
+    List<Double> hosted = new ArrayList<>();
+    List<Double> hostedVsDump = new ArrayList<>();
     boolean probedDuring = true;
     long rows = 0;
     for (int run = 1; run <= runs; run++) {
@@ -119,6 +121,8 @@ public final class SnapshotBench {
       indexed.add(r[12]);
       vsIndexed.add(r[1] / r[12]);
       indexedVsDump.add(r[12] / r[2]);
+      hosted.add(r[13]);
+      hostedVsDump.add(r[13] / r[2]);
       vsDump.add(r[1] / r[2]);
       vsDebezium.add(r[1] / r[3]);
     }
@@ -142,6 +146,14 @@ public final class SnapshotBench {
         new Figure("snapshot_vs_debezium", "Sluice snapshot ÷ Debezium embedded initial snapshot, same table, same run",
             Stats.median(vsDebezium), "ratio", 3.0, true, Stats.median(debezium), runs,
             how + "; peer = Debezium rows/s"),
+        new Figure("snapshot_hosted_rows_per_s", "a hosted changefeed's initial load (initial_load snapshot) rows/s"
+            + " into a downstream PostgreSQL", Stats.median(hosted), "rows/s", Double.NaN, true, Stats.median(dump), runs,
+            "the user's path for the same load: POST /api/v1/changefeeds with initial_load snapshot into another empty"
+            + " database, timed from the POST until GET says its snapshot is done (polled every 100 ms); the library"
+            + " and the JDBC sink in the broker's process, after the timed library snapshot (a warm broker); " + how
+            + "; peer = pg_dump | psql rows/s"),
+        new Figure("snapshot_hosted_vs_pg_dump", "a hosted changefeed's initial load ÷ pg_dump -t | psql, same run",
+            Stats.median(hostedVsDump), "ratio", Double.NaN, true, Double.NaN, runs, how),
         new Figure("snapshot_to_memory_rows_per_s", "Sluice snapshot rows/s into memory (a counting listener)",
             Stats.median(toMemory), "rows/s", Double.NaN, true, Stats.median(debezium), runs,
             "the same library subscription with a snapshot, its listener counting READ rows and acknowledging, no"
@@ -243,7 +255,9 @@ public final class SnapshotBench {
       System.out.printf("snapshot run %d: control plane during the snapshot: Ready p99 %.1f ms, Handshake p99 %.1f ms"
           + " (snapshot still running at the last probe: %s); into memory %,.0f rows/s (%.2f x Debezium's); COPY into"
           + " the indexed table %,.0f rows/s (Sluice %.2f of it)%n", run, sl[5], sl[6], sl[7] > 0, m, m / z, x, s / x);
-      return new double[] {rows, s, d, z, sl[1], sl[2], sl[3], sl[4], sl[5], sl[6], sl[7], m, x};
+      System.out.printf("snapshot run %d: a hosted changefeed (initial_load snapshot) into PostgreSQL %,.0f rows/s (%.2f"
+          + " of pg_dump | psql)%n", run, sl[9], sl[9] / d);
+      return new double[] {rows, s, d, z, sl[1], sl[2], sl[3], sl[4], sl[5], sl[6], sl[7], m, x, sl[9]};
     }
   }
 
@@ -361,13 +375,55 @@ public final class SnapshotBench {
           probe.command("REPORT");
           String[] report = probe.awaitLine("P99 ", Duration.ofSeconds(30)).split(" ");
           long[] nanos = latencies.stream().mapToLong(us -> us * 1000).toArray();
+          double hosted = phase("hosted") ? hosted(broker, up, down, rows) : Double.NaN;
           return new double[] {rows / seconds, Double.parseDouble(report[0]), Stats.percentileNanosToMs(nanos, 99),
-              fsyncP99, fsyncMax, control[0], control[1], control[2], toMemory};
+              fsyncP99, fsyncMax, control[0], control[1], control[2], toMemory, hosted};
         }
       }
     } finally {
       CaptureBench.deleteQuietly(dir);
     }
+  }
+
+  /**
+   * Rows/s of the user's path for the same load: a changefeed the broker hosts ({@code POST /api/v1/changefeeds} with
+   * {@code initial_load: snapshot}, the default) into another empty database of the downstream, timed from the POST
+   * until {@code GET /api/v1/changefeeds/{id}} says its snapshot is {@code done} (polled every 100 ms): the library and
+   * the JDBC sink in the broker's own process, no second JVM.
+   */
+  private double hosted(BrokerProcess broker, SystemPostgres up, SystemPostgres down, long rows) throws Exception {
+    settle(up, down);
+    down.exec("CREATE DATABASE sluice_hosted");
+    dev.sluice.broker.cli.AdminClient admin = dev.sluice.broker.cli.AdminClient.of(broker.adminUrl());
+    io.vertx.core.json.JsonObject body = new io.vertx.core.json.JsonObject().put("id", "bench-hosted")
+        .put("include", new io.vertx.core.json.JsonArray().add(TABLE))
+        .put("sink_uri", "jdbc:postgresql://127.0.0.1:" + down.port() + "/sluice_hosted?user=postgres")
+        .put("initial_load", "snapshot");
+    long t0 = System.nanoTime();
+    dev.sluice.broker.cli.AdminClient.Response created = admin.send("POST", "/api/v1/changefeeds", body);
+    if (created.status() != 201) {
+      throw new IllegalStateException("the hosted changefeed was refused: " + created.body());
+    }
+    long deadline = t0 + TimeUnit.HOURS.toNanos(1);
+    while (true) {
+      io.vertx.core.json.JsonObject cf = new io.vertx.core.json.JsonObject(
+          admin.send("GET", "/api/v1/changefeeds/bench-hosted", null).body());
+      String state = cf.getJsonObject("snapshot", new io.vertx.core.json.JsonObject()).getString("state");
+      if ("done".equals(state)) {
+        break;
+      }
+      if ("FAILED".equals(cf.getString("state")) || "failed".equals(state) || System.nanoTime() > deadline) {
+        throw new IllegalStateException("the hosted changefeed's snapshot did not complete: " + cf.encode());
+      }
+      TimeUnit.MILLISECONDS.sleep(100);   // a poll interval, as a user's would be: nothing here waits for an event
+    }
+    double rate = rows / ((System.nanoTime() - t0) / 1e9);
+    long copied = down.queryLong("sluice_hosted", "SELECT count(*) FROM " + TABLE);
+    admin.send("DELETE", "/api/v1/changefeeds/bench-hosted", null);
+    if (copied != rows) {
+      throw new IllegalStateException("the hosted changefeed copied " + copied + " rows of " + rows);
+    }
+    return rate;
   }
 
   /**
@@ -406,7 +462,7 @@ public final class SnapshotBench {
    * the two where it went last, after 10M rows written downstream by the phases before it.
    */
   private static void settle(SystemPostgres up, SystemPostgres down) throws Exception {
-    for (String db : List.of("sluice_target", "dump_target", "indexed_target")) {
+    for (String db : List.of("sluice_target", "dump_target", "indexed_target", "sluice_hosted")) {
       down.exec("DROP DATABASE IF EXISTS " + db + " WITH (FORCE)");
     }
     up.exec("SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots WHERE NOT active");
@@ -427,10 +483,10 @@ public final class SnapshotBench {
 
   /** What {@link #sluice} returns when skipped: no figure. */
   private static final double[] SKIPPED_SLUICE = {Double.NaN, Double.NaN, Double.NaN, Double.NaN, Double.NaN,
-      Double.NaN, Double.NaN, 0, Double.NaN};
+      Double.NaN, Double.NaN, 0, Double.NaN, Double.NaN};
 
   /**
-   * Whether a phase runs: all of them, unless {@code -Dsluice.bench.snapshotPhases} lists some (sluice, memory,
+   * Whether a phase runs: all of them, unless {@code -Dsluice.bench.snapshotPhases} lists some (sluice, memory, hosted,
    * dump, indexed, debezium), say only {@code sluice} when profiling it; a skipped phase's figures are NaN.
    */
   private static boolean phase(String name) {
