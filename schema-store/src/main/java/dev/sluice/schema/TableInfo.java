@@ -61,12 +61,6 @@ public record TableInfo(long tableId, String schemaName, String tableName, List<
     this(tableId, schemaName, tableName, columns, primaryKey, version, 0);
   }
 
-  /** The same version with {@code columns} as its generated columns and {@code place} in a partition hierarchy. */
-  public TableInfo withLayout(List<GeneratedColumn> columns, Partitioning place) {
-    return new TableInfo(tableId, schemaName, tableName, this.columns, primaryKey, version, versionRowSeq, columns,
-        place);
-  }
-
   /** {@code schema.table}. */
   public String qualifiedName() {
     return schemaName + "." + tableName;

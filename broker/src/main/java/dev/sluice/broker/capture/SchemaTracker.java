@@ -5,6 +5,7 @@ import dev.sluice.schema.ColumnInfo;
 import dev.sluice.schema.DdlEvent;
 import dev.sluice.schema.DdlType;
 import dev.sluice.schema.InvalidDdlException;
+import dev.sluice.schema.Partitioning;
 import dev.sluice.schema.SchemaStore;
 import dev.sluice.schema.TableDroppedException;
 import dev.sluice.schema.TableInfo;
@@ -323,7 +324,7 @@ final class SchemaTracker {
     // word stands
     return new TableInfo(relation.oid(), relation.namespace(), relation.name(), columns, key, commitTs, 0,
         current == null ? List.of() : current.generated(),
-        current == null ? dev.sluice.schema.Partitioning.NONE : current.partitioning());
+        current == null ? Partitioning.NONE : current.partitioning());
   }
 
   private static ColumnInfo column(TableInfo t, String name) {

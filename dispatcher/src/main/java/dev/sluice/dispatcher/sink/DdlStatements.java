@@ -76,15 +76,15 @@ final class DdlStatements {
   void createTable(Statement st, String table, TableInfo info, String tableOptions) throws SQLException {
     List<List<String>> attempts = new ArrayList<>();
     if (dialect == Dialect.POSTGRESQL && info.getPartitionAncestorsCount() > 0) {
-      List<String> hierarchy = new ArrayList<>();
+      List<String> hierarchy = new ArrayList<>();   // a hierarchy may span schemas: the ancestors' come first
       info.getPartitionAncestorsList().stream().map(a -> targetSchema(a.getSchemaName())).distinct()
-          .filter(schema -> !schema.equals(homeSchema) && !schema.equals(targetSchema(info)))   // a hierarchy may span schemas
+          .filter(schema -> !schema.equals(homeSchema) && !schema.equals(targetSchema(info)))
           .forEach(schema -> hierarchy.add("CREATE SCHEMA IF NOT EXISTS " + dialect.quote(schema)));
-      hierarchy.addAll(dialect.createPartition(table, info, this::targetSchema));
+      hierarchy.addAll(PgTableLayout.createPartition(table, info, this::targetSchema));
       attempts.add(hierarchy);
     }
     if (dialect == Dialect.POSTGRESQL && (info.getGeneratedColumnsCount() > 0 || !info.getPartitionBy().isEmpty())) {
-      attempts.add(List.of(dialect.createTable(table, info, tableOptions, true)));
+      attempts.add(List.of(PgTableLayout.createTable(table, info)));   // PostgreSQL has no table options
     }
     for (List<String> attempt : attempts) {
       Savepoint before = connection.setSavepoint();

@@ -2,7 +2,6 @@ package dev.sluice.dispatcher.sink;
 
 import dev.sluice.api.secret.Redactor;
 import dev.sluice.api.v1.ColumnInfo;
-import dev.sluice.api.v1.GeneratedColumn;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.api.v1.UserType;
 import dev.sluice.api.v1.Value;
@@ -417,101 +416,25 @@ public enum Dialect {
 
   /** @param tableOptions appended after the column list ({@link KeyCollation#tableOptions}) */
   String createTable(String table, TableInfo info, String tableOptions) {
-    return createTable(table, info, tableOptions, false);
-  }
-
-  /**
-   * CREATE TABLE IF NOT EXISTS for {@code info}; with {@code layout} and a PostgreSQL target, with the source's
-   * layout too: its STORED generated columns, each at its place among the columns and computed by the target from
-   * its expression as the source spells it, and its {@code PARTITION BY} when it is partitioned (other dialects
-   * have neither: the expressions are PostgreSQL's). A partition is created by {@link #createPartition}.
-   *
-   * @param tableOptions appended after the column list ({@link KeyCollation#tableOptions})
-   */
-  String createTable(String table, TableInfo info, String tableOptions, boolean layout) {
-    boolean generated = layout && this == POSTGRESQL;
-    if (generated && !info.getPartitionBy().isEmpty()) {
-      tableOptions = " PARTITION BY " + info.getPartitionBy() + tableOptions;
-    }
     List<String> columns = new ArrayList<>();
     for (ColumnInfo c : info.getColumnsList()) {
       columns.add(columnDefinition(c, info.getPrimaryKeyList().contains(c.getName())));
     }
-    if (generated) {
-      // in position order, so each lands where the source has it among the columns before it
-      info.getGeneratedColumnsList().stream().sorted(java.util.Comparator.comparingInt(GeneratedColumn::getPosition))
-          .forEach(g -> columns.add(Math.min(g.getPosition(), columns.size()), quote(g.getName()) + " "
-              + g.getSourceType() + " GENERATED ALWAYS AS (" + g.getExpression() + ") STORED"
-              + (g.getNullable() ? "" : " NOT NULL")));
-    }
-    StringBuilder sb = new StringBuilder("CREATE TABLE IF NOT EXISTS ").append(table).append(" (");
-    for (String c : columns) {
-      sb.append(c).append(", ");
-    }
-    if (info.getPrimaryKeyCount() == 0) {
-      return sb.substring(0, sb.length() - 2) + ")" + tableOptions;   // keyless until an ALTER adds the key
-    }
-    return sb.append("PRIMARY KEY (").append(quoted(info.getPrimaryKeyList())).append("))").append(tableOptions)
-        .toString();
+    return createTable(table, columns, info.getPrimaryKeyList(), tableOptions);
   }
 
-  /**
-   * PostgreSQL: the statements creating {@code table}, a partition ({@code info} has a bound and ancestors), as a
-   * partition of its parent, with each partitioned table above it that the target lacks created first from the
-   * partition's own columns (every level of a hierarchy has the same ones), the root with its key, generated columns
-   * and partition key, each level below it as a partition of the one above. A partition whose parent has no key gets
-   * its own (once: the statements run again on every start).
-   *
-   * @param schemaOf the target schema of a source schema
-   */
-  List<String> createPartition(String table, TableInfo info, java.util.function.UnaryOperator<String> schemaOf) {
-    List<dev.sluice.api.v1.PartitionAncestor> up = info.getPartitionAncestorsList();   // parent first, root last
-    List<String> out = new ArrayList<>();
-    for (int i = up.size() - 1; i >= 0; i--) {
-      dev.sluice.api.v1.PartitionAncestor a = up.get(i);
-      String name = qualified(schemaOf.apply(a.getSchemaName()), a.getTableName());
-      if (i == up.size() - 1) {
-        out.add(createTable(name, inOrderOf(info, a.getColumnNamesList()).toBuilder().clearPrimaryKey()
-            .addAllPrimaryKey(a.getPrimaryKeyList()).setPartitionBy(a.getPartitionBy()).clearPartitionBound()
-            .clearPartitionAncestors().build(), "", true));
-      } else {
-        out.add(partitionOf(name, up.get(i + 1), schemaOf, a.getPartitionBound(), a.getPartitionBy()));
-      }
+  /** CREATE TABLE IF NOT EXISTS of {@code columns} (definitions) with the primary key {@code key} (empty: none). */
+  String createTable(String table, List<String> columns, List<String> key, String tableOptions) {
+    String list = String.join(", ", columns);
+    if (key.isEmpty()) {
+      return "CREATE TABLE IF NOT EXISTS " + table + " (" + list + ")" + tableOptions;   // keyless until an ALTER adds it
     }
-    out.add(partitionOf(table, up.get(0), schemaOf, info.getPartitionBound(), info.getPartitionBy()));
-    if (up.get(0).getPrimaryKeyCount() == 0 && info.getPrimaryKeyCount() > 0) {
-      String literal = "'" + table.replace("'", "''") + "'";
-      out.add("DO $sluice$ BEGIN IF NOT EXISTS (SELECT 1 FROM pg_catalog.pg_constraint WHERE conrelid = " + literal
-          + "::regclass AND contype = 'p') THEN " + addPrimaryKey(table, info.getPrimaryKeyList())
-          + "; END IF; END $sluice$");
-    }
-    return out;
+    return "CREATE TABLE IF NOT EXISTS " + table + " (" + list + ", PRIMARY KEY (" + quoted(key) + "))" + tableOptions;
   }
 
-  /**
-   * {@code info}'s columns, generated ones included, in the order {@code names} gives (a partition attached after it
-   * was created may have its parent's columns in another order); as they are when {@code names} is empty.
-   */
-  private static TableInfo inOrderOf(TableInfo info, List<String> names) {
-    if (names.isEmpty()) {
-      return info;
-    }
-    java.util.function.ToIntFunction<String> place = n -> names.indexOf(n) < 0 ? Integer.MAX_VALUE : names.indexOf(n);
-    TableInfo.Builder b = info.toBuilder().clearColumns().clearGeneratedColumns();
-    info.getColumnsList().stream().sorted(java.util.Comparator.comparingInt(c -> place.applyAsInt(c.getName())))
-        .forEach(b::addColumns);
-    for (GeneratedColumn g : info.getGeneratedColumnsList()) {
-      int at = names.indexOf(g.getName());
-      b.addGeneratedColumns(at < 0 ? g : g.toBuilder().setPosition(at).build());
-    }
-    return b.build();
-  }
-
-  private String partitionOf(String table, dev.sluice.api.v1.PartitionAncestor parent,
-      java.util.function.UnaryOperator<String> schemaOf, String bound, String by) {
-    return "CREATE TABLE IF NOT EXISTS " + table + " PARTITION OF "
-        + qualified(schemaOf.apply(parent.getSchemaName()), parent.getTableName()) + " " + bound
-        + (by.isEmpty() ? "" : " PARTITION BY " + by);
+  /** {@code table} (as qualified and quoted) as a PostgreSQL string literal, for {@code ::regclass}. */
+  static String tableLiteral(String table) {
+    return "'" + table.replace("'", "''") + "'";
   }
 
   String addPrimaryKey(String table, List<String> columns) {
@@ -526,7 +449,7 @@ public enum Dialect {
   List<String> changeKey(String table, List<String> after, List<KeyColumn> moved) {
     List<String> out = new ArrayList<>();
     // whatever its name: the target named it when it created the table, or after a rename
-    String literal = "'" + table.replace("'", "''") + "'";
+    String literal = tableLiteral(table);
     out.add("DO $sluice$ DECLARE n text; BEGIN SELECT conname INTO n FROM pg_catalog.pg_constraint WHERE conrelid"
           + " = " + literal + "::regclass AND contype = 'p'; IF n IS NOT NULL THEN EXECUTE format('ALTER TABLE %s DROP"
           + " CONSTRAINT %I', " + literal + ", n); END IF; END $sluice$");

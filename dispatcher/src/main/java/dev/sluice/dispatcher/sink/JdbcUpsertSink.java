@@ -50,8 +50,9 @@ import org.slf4j.LoggerFactory;
  * change without that image is a {@link RowIdentityMissingException}. Unavailable values (unchanged TOAST)
  * are left out of the statement so the target keeps them; an UPDATE that changes the key deletes the old
  * key first. On MySQL/MariaDB a decimal its target column cannot hold exactly is refused
- * ({@link DecimalColumns}), so is a date or timestamp out of their range (infinity, BC, years past 9999:
- * {@link MysqlValueRange}; so is a float NaN or infinity), and the tables the sink creates compare text exactly ({@link KeyCollation}); on
+ * ({@link DecimalColumns}), so are a date or timestamp out of their range (infinity, BC, years past 9999) and a
+ * float NaN or infinity ({@link MysqlValueRange}), and the tables the sink creates compare text exactly
+ * ({@link KeyCollation}); on
  * PostgreSQL the user-defined types a table needs are created first ({@link PgUserTypes}). DDL is applied by
  * {@link DdlStatements}, at its place among its transaction's rows. On PostgreSQL a snapshot into an empty table
  * loads without the table's primary key, which is added back after the last chunk, the changes that came meanwhile
@@ -494,7 +495,7 @@ public final class JdbcUpsertSink implements Sink {
         throw RejectedRowException.of(e, List.of(new RejectedRowException.Row(info, 0, row.after(), null)));
       }
     }
-    if (dialect == Dialect.MYSQL) {   // PostgreSQL holds every date and timestamp, infinity and BC included
+    if (dialect == Dialect.MYSQL) {   // PostgreSQL holds every date, timestamp and float, infinity and BC included
       if (row.after().isPresent()) {
         MysqlValueRange.check(target, info, row.after(), false);
       }
