@@ -4,6 +4,7 @@ import dev.sluice.api.v1.DdlType;
 import dev.sluice.api.v1.TableInfo;
 import dev.sluice.dispatcher.DdlChange;
 import java.sql.Connection;
+import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Savepoint;
@@ -274,7 +275,7 @@ final class DdlStatements {
     if (dialect != Dialect.POSTGRESQL) {
       return false;
     }
-    try (java.sql.PreparedStatement ps = connection.prepareStatement("SELECT c.relispartition, ARRAY(SELECT"
+    try (PreparedStatement ps = connection.prepareStatement("SELECT c.relispartition, ARRAY(SELECT"
         + " a.attname || ' ' || pg_catalog.format_type(a.atttypid, a.atttypmod) FROM pg_catalog.pg_attribute a"
         + " WHERE a.attrelid = c.oid AND a.attnum > 0 AND NOT a.attisdropped AND a.attgenerated = '')"
         + " FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace"
